@@ -1,0 +1,189 @@
+//===- QuantumOps.td - quantum dialect operations ----------*- tablegen -*-===//
+#ifndef Q2_QUANTUM_OPS
+#define Q2_QUANTUM_OPS
+
+include "q2/Dialect/Quantum/IR/QuantumDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+
+//===----------------------------------------------------------------------===//
+// Memory: registers and qubits
+//===----------------------------------------------------------------------===//
+
+// A resource for register allocation and measurement so that upstream passes
+// neither CSE nor reorder them.
+def Quantum_RegisterResource
+    : Resource<"::q2::quantum::RegisterResource">;
+
+def Quantum_AllocOp : Quantum_Op<"alloc",
+    [MemoryEffects<[MemAlloc<Quantum_RegisterResource>]>]> {
+  let summary = "allocate a register of qubits in |0...0>";
+  let description = [{
+    ```mlir
+    %r = quantum.alloc(4) : !quantum.reg
+    ```
+    The size must be in [1, 62] (the largest register whose basis index and
+    `probs` result size fit in 64 bits). Whether it fits in memory is the
+    runtime's question.
+  }];
+  let arguments = (ins I64Attr:$size);
+  let results = (outs Quantum_RegType:$reg);
+  let assemblyFormat = "`(` $size `)` attr-dict `:` type($reg)";
+  let hasVerifier = 1;
+}
+
+def Quantum_DeallocOp : Quantum_Op<"dealloc",
+    [MemoryEffects<[MemFree<Quantum_RegisterResource>]>]> {
+  let summary = "free a register";
+  let description = [{
+    ```mlir
+    quantum.dealloc %r : !quantum.reg
+    ```
+  }];
+  let arguments = (ins Quantum_RegType:$reg);
+  let assemblyFormat = "$reg attr-dict `:` type($reg)";
+}
+
+def Quantum_ExtractOp : Quantum_Op<"extract", [Pure]> {
+  let summary = "take qubit `idx` out of a register";
+  let description = [{
+    The index is either static or an `i64` value:
+    ```mlir
+    %q0 = quantum.extract %r[0] : !quantum.reg -> !quantum.bit
+    %qi = quantum.extract %r[%i] : !quantum.reg -> !quantum.bit
+    ```
+  }];
+  let arguments = (ins Quantum_RegType:$reg, Optional<I64>:$idx,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$idx_attr);
+  let results = (outs Quantum_BitType:$qubit);
+  let assemblyFormat = [{
+    $reg `[` custom<QubitIndex>($idx, $idx_attr) `]` attr-dict `:` type($reg) `->` type($qubit)
+  }];
+  let hasVerifier = 1;
+}
+
+def Quantum_InsertOp : Quantum_Op<"insert", [Pure]> {
+  let summary = "put a qubit back into a register";
+  let description = [{
+    ```mlir
+    %r1 = quantum.insert %r0[0], %q : !quantum.reg, !quantum.bit
+    ```
+  }];
+  let arguments = (ins Quantum_RegType:$in_reg, Optional<I64>:$idx,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$idx_attr,
+                       Quantum_BitType:$qubit);
+  let results = (outs Quantum_RegType:$out_reg);
+  let assemblyFormat = [{
+    $in_reg `[` custom<QubitIndex>($idx, $idx_attr) `]` `,` $qubit attr-dict `:` type($in_reg) `,` type($qubit)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gates
+//===----------------------------------------------------------------------===//
+
+class Quantum_GateOp<string mnemonic, list<Trait> traits = []>
+    : Quantum_Op<mnemonic, !listconcat(traits,
+        [Pure, AttrSizedOperandSegments, AttrSizedResultSegments])> {
+  code extraGateDecls = [{
+    /// All qubit operands: targets first, then controls.
+    ::llvm::SmallVector<::mlir::Value> getAllInQubits() {
+      ::llvm::SmallVector<::mlir::Value> all(getInQubits());
+      all.append(getInCtrlQubits().begin(), getInCtrlQubits().end());
+      return all;
+    }
+  }];
+}
+
+def Quantum_CustomOp : Quantum_GateOp<"custom"> {
+  let summary = "a named gate, optionally controlled and/or adjoint";
+  let description = [{
+    Known gates (targets, parameters): Identity, H, X, Y, Z, S, T (1, 0);
+    RX, RY, RZ, PhaseShift (1, 1); CNOT, CZ, SWAP (2, 0).
+    Each target and control yields a new qubit value.
+    ```mlir
+    %q1 = quantum.custom "H"() %q0 : !quantum.bit
+    %a, %b = quantum.custom "CNOT"() %q0, %q1 : !quantum.bit, !quantum.bit
+    %t, %c = quantum.custom "RZ"(%theta) %q ctrls(%k) adj : !quantum.bit ctrls !quantum.bit
+    ```
+  }];
+  let arguments = (ins StrAttr:$gate_name, Variadic<F64>:$params,
+                       Variadic<Quantum_BitType>:$in_qubits,
+                       Variadic<Quantum_BitType>:$in_ctrl_qubits,
+                       UnitAttr:$adjoint);
+  let results = (outs Variadic<Quantum_BitType>:$out_qubits,
+                      Variadic<Quantum_BitType>:$out_ctrl_qubits);
+  let assemblyFormat = [{
+    $gate_name `(` $params `)` $in_qubits (`ctrls` `(` $in_ctrl_qubits^ `)`)?
+    (`adj` $adjoint^)? attr-dict `:` type($out_qubits)
+    (`ctrls` type($out_ctrl_qubits)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = extraGateDecls;
+}
+
+def Quantum_PauliRotOp : Quantum_GateOp<"pauli_rot"> {
+  let summary = "exp(-i theta/2 P) for a Pauli word P, optionally controlled";
+  let description = [{
+    Letter `k` of the word (from `IXYZ`) acts on target `k`.
+    ```mlir
+    %a, %b = quantum.pauli_rot "XY"(%theta) %q0, %q1 : !quantum.bit, !quantum.bit
+    %t:2, %c = quantum.pauli_rot "ZZ"(%theta) %q0, %q1 ctrls(%k)
+                 : !quantum.bit, !quantum.bit ctrls !quantum.bit
+    ```
+  }];
+  let arguments = (ins StrAttr:$pauli_word, F64:$theta,
+                       Variadic<Quantum_BitType>:$in_qubits,
+                       Variadic<Quantum_BitType>:$in_ctrl_qubits,
+                       UnitAttr:$adjoint);
+  let results = (outs Variadic<Quantum_BitType>:$out_qubits,
+                      Variadic<Quantum_BitType>:$out_ctrl_qubits);
+  let assemblyFormat = [{
+    $pauli_word `(` $theta `)` $in_qubits (`ctrls` `(` $in_ctrl_qubits^ `)`)?
+    (`adj` $adjoint^)? attr-dict `:` type($out_qubits)
+    (`ctrls` type($out_ctrl_qubits)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = extraGateDecls;
+}
+
+//===----------------------------------------------------------------------===//
+// Measurement
+//===----------------------------------------------------------------------===//
+
+def Quantum_MeasureOp : Quantum_Op<"measure",
+    [MemoryEffects<[MemWrite<Quantum_RegisterResource>]>]> {
+  let summary = "computational-basis measurement (collapses the state)";
+  let description = [{
+    ```mlir
+    %m, %q1 = quantum.measure %q0 : i1, !quantum.bit
+    ```
+  }];
+  let arguments = (ins Quantum_BitType:$in_qubit);
+  let results = (outs I1:$mres, Quantum_BitType:$out_qubit);
+  let assemblyFormat = "$in_qubit attr-dict `:` type($mres) `,` type($out_qubit)";
+}
+
+def Quantum_ProbsOp : Quantum_Op<"probs",
+    [MemoryEffects<[MemRead<Quantum_RegisterResource>]>,
+     AttrSizedOperandSegments]> {
+  let summary = "marginal probabilities of some qubits";
+  let description = [{
+    The first listed qubit is the most significant bit of the outcome index.
+    Tensor form (before bufferization) and out-buffer form (after):
+    ```mlir
+    %p = quantum.probs %q0, %q1 : tensor<4xf64>
+    quantum.probs %q0, %q1 in(%buf : memref<4xf64>)
+    ```
+  }];
+  let arguments = (ins Variadic<Quantum_BitType>:$qubits,
+                       Optional<MemRefOf<[F64]>>:$state_in);
+  let results = (outs Optional<RankedTensorOf<[F64]>>:$probabilities);
+  let assemblyFormat = [{
+    $qubits (`in` `(` $state_in^ `:` type($state_in) `)`)? attr-dict (`:` type($probabilities)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // Q2_QUANTUM_OPS

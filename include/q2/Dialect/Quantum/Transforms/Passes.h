@@ -1,0 +1,24 @@
+//===- Passes.h - quantum dialect passes ------------------------*- C++ -*-===//
+#ifndef Q2_DIALECT_QUANTUM_TRANSFORMS_PASSES_H
+#define Q2_DIALECT_QUANTUM_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Pass/Pass.h"
+#include "q2/Dialect/Quantum/IR/QuantumDialect.h"
+
+namespace q2::quantum {
+
+#define GEN_PASS_DECL
+#include "q2/Dialect/Quantum/Transforms/Passes.h.inc"
+
+/// Populates the patterns of quantum-cancel-inverses / -merge-rotations
+/// (also used by the QuantumLowering stage).
+void populateCancelInversesPatterns(mlir::RewritePatternSet &patterns);
+void populateMergeRotationsPatterns(mlir::RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "q2/Dialect/Quantum/Transforms/Passes.h.inc"
+
+} // namespace q2::quantum
+
+#endif

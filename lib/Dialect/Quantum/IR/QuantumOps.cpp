@@ -1,0 +1,155 @@
+//===- QuantumOps.cpp - quantum dialect operations ------------------------===//
+#include "q2/Dialect/Quantum/IR/QuantumOps.h"
+#include "q2/Dialect/Quantum/IR/GateTable.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+using namespace q2::quantum;
+
+/// Largest register: 2^62 amplitudes still index with int64 and the probs
+/// tensor size fits in an int64 dimension.
+static constexpr int64_t kMaxQubits = 62;
+
+LogicalResult AllocOp::verify() {
+  int64_t n = getSize();
+  if (n < 1 || n > kMaxQubits)
+    return emitOpError("register size must be in [1, ")
+           << kMaxQubits << "], got " << n;
+  return success();
+}
+
+/// Shared by extract/insert: exactly one index form, and a static index must
+/// lie inside a register whose size is known from its alloc.
+template <typename OpT>
+static LogicalResult verifyIndex(OpT op, Value reg) {
+  bool hasDyn = static_cast<bool>(op.getIdx());
+  bool hasStatic = op.getIdxAttr().has_value();
+  if (hasDyn == hasStatic)
+    return op.emitOpError("expects exactly one of a static index and an "
+                          "index operand");
+  if (!hasStatic)
+    return success();
+  int64_t idx = static_cast<int64_t>(*op.getIdxAttr());
+  // Walk back through inserts to the allocation, if it is in view.
+  while (auto ins = reg.getDefiningOp<InsertOp>())
+    reg = ins.getInReg();
+  if (auto alloc = reg.getDefiningOp<AllocOp>())
+    if (idx >= static_cast<int64_t>(alloc.getSize()))
+      return op.emitOpError("qubit index ")
+             << idx << " is out of range for a register of "
+             << alloc.getSize() << " qubits";
+  return success();
+}
+
+LogicalResult ExtractOp::verify() { return verifyIndex(*this, getReg()); }
+LogicalResult InsertOp::verify() { return verifyIndex(*this, getInReg()); }
+
+/// Checks that no qubit value feeds one gate twice (a qubit cannot be both
+/// target and control, nor appear twice as target).
+static LogicalResult verifyDistinctQubits(Operation *op, ValueRange targets,
+                                          ValueRange ctrls) {
+  llvm::SmallPtrSet<void *, 8> seen;
+  for (Value v : llvm::concat<const Value>(targets, ctrls))
+    if (!seen.insert(v.getAsOpaquePointer()).second)
+      return op->emitOpError("uses the same qubit value more than once");
+  return success();
+}
+
+template <typename OpT>
+static LogicalResult verifyGateResults(OpT op) {
+  if (op.getOutQubits().size() != op.getInQubits().size())
+    return op.emitOpError("expects ")
+           << op.getInQubits().size() << " target results, got "
+           << op.getOutQubits().size();
+  if (op.getOutCtrlQubits().size() != op.getInCtrlQubits().size())
+    return op.emitOpError("expects ")
+           << op.getInCtrlQubits().size() << " control results, got "
+           << op.getOutCtrlQubits().size();
+  return verifyDistinctQubits(op, op.getInQubits(), op.getInCtrlQubits());
+}
+
+LogicalResult CustomOp::verify() {
+  std::optional<GateInfo> gate = lookupGate(getGateName());
+  if (!gate)
+    return emitOpError("unknown gate '") << getGateName() << "'";
+  if (getParams().size() != gate->numParams)
+    return emitOpError("gate '")
+           << gate->name << "' expects " << gate->numParams
+           << " parameter(s), got " << getParams().size();
+  if (getInQubits().size() != gate->numTargets)
+    return emitOpError("gate '")
+           << gate->name << "' expects " << gate->numTargets
+           << " target qubit(s), got " << getInQubits().size();
+  return verifyGateResults(*this);
+}
+
+LogicalResult PauliRotOp::verify() {
+  StringRef word = getPauliWord();
+  if (word.empty())
+    return emitOpError("Pauli word must not be empty");
+  if (word.size() != getInQubits().size())
+    return emitOpError("Pauli word '")
+           << word << "' has " << word.size() << " letter(s) but the op has "
+           << getInQubits().size() << " target qubit(s)";
+  size_t bad = word.find_first_not_of("IXYZ");
+  if (bad != StringRef::npos)
+    return emitOpError("Pauli word '")
+           << word << "' has letter '" << word[bad] << "' at position " << bad
+           << "; expected one of I, X, Y, Z";
+  return verifyGateResults(*this);
+}
+
+LogicalResult ProbsOp::verify() {
+  size_t n = getQubits().size();
+  if (n == 0)
+    return emitOpError("expects at least one qubit");
+  if (n > kMaxQubits)
+    return emitOpError("cannot return probabilities of ") << n << " qubits";
+  bool hasResult = static_cast<bool>(getProbabilities());
+  bool hasBuffer = static_cast<bool>(getStateIn());
+  if (hasResult == hasBuffer)
+    return emitOpError("expects either a tensor result or an out-buffer "
+                       "(`in(...)`), not both or neither");
+  ShapedType shaped =
+      hasResult ? cast<ShapedType>(getProbabilities().getType())
+                : cast<ShapedType>(getStateIn().getType());
+  int64_t expected = int64_t(1) << n;
+  if (shaped.getRank() != 1 || shaped.getDimSize(0) != expected)
+    return emitOpError("expects a 1-D shape of ")
+           << expected << " elements (2^" << n << "), got " << shaped;
+  return success();
+}
+
+/// `[3]` or `[%i]`: a static index or an i64 operand.
+static ParseResult
+parseQubitIndex(OpAsmParser &parser,
+                std::optional<OpAsmParser::UnresolvedOperand> &idx,
+                IntegerAttr &idxAttr) {
+  OpAsmParser::UnresolvedOperand operand;
+  OptionalParseResult hasOperand = parser.parseOptionalOperand(operand);
+  if (hasOperand.has_value()) {
+    if (failed(*hasOperand))
+      return failure();
+    idx = operand;
+    return success();
+  }
+  int64_t value;
+  if (parser.parseInteger(value))
+    return failure();
+  idxAttr = parser.getBuilder().getI64IntegerAttr(value);
+  return success();
+}
+
+static void printQubitIndex(OpAsmPrinter &printer, Operation *, Value idx,
+                            IntegerAttr idxAttr) {
+  if (idx)
+    printer << idx;
+  else if (idxAttr)
+    printer << idxAttr.getInt();
+}
+
+#define GET_OP_CLASSES
+#include "q2/Dialect/Quantum/IR/QuantumOps.cpp.inc"

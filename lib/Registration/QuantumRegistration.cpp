@@ -1,0 +1,24 @@
+//===- QuantumRegistration.cpp - what the plugin registers ----------------===//
+//
+// Kept apart from InitQ2.cpp so that the plugin links only this object and
+// none of the upstream registrations (each would cost relocations at load).
+//
+//===----------------------------------------------------------------------===//
+#include "q2/InitQ2.h"
+
+#include "q2/Dialect/Quantum/IR/QuantumDialect.h"
+#include "q2/Dialect/Quantum/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassRegistry.h"
+
+void q2::registerQuantumDialect(mlir::DialectRegistry &registry) {
+  registry.insert<q2::quantum::QuantumDialect>();
+}
+
+void q2::registerQ2PassesOnce() {
+  // The generated registration aborts on a duplicate name; a tool that
+  // already links the q2 passes (q2-opt) may still load the plugin.
+  if (!mlir::PassInfo::lookup("quantum-cancel-inverses"))
+    q2::quantum::registerQuantumPasses();
+}

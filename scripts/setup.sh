@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages q2-opt needs (only those missing) and
+# configures a Ninja build in build/. Idempotent; run as root (or via sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+      libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
+      ninja-build cmake g++ python3 python3-matplotlib)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+BUILD_DIR="${Q2_BUILD_DIR:-build}"
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
+fi

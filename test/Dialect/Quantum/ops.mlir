@@ -1,0 +1,60 @@
+// Round trip: print -> parse -> print is stable, in the custom and the
+// generic form.
+// RUN: q2-opt %s | q2-opt | FileCheck %s
+// RUN: q2-opt %s --mlir-print-op-generic | q2-opt | FileCheck %s
+// RUN: q2-opt %s | q2-opt --mlir-print-op-generic | q2-opt | FileCheck %s
+// RUN: q2-opt %s > %t.1.mlir && q2-opt %t.1.mlir > %t.2.mlir && diff %t.1.mlir %t.2.mlir
+
+// CHECK-LABEL: func.func @memory
+func.func @memory(%i: i64) {
+  // CHECK: %[[R:.*]] = quantum.alloc(4) : !quantum.reg
+  %r = quantum.alloc(4) : !quantum.reg
+  // CHECK: %[[Q0:.*]] = quantum.extract %[[R]][3] : !quantum.reg -> !quantum.bit
+  %q0 = quantum.extract %r[3] : !quantum.reg -> !quantum.bit
+  // CHECK: %[[QI:.*]] = quantum.extract %[[R]][%{{.*}}] : !quantum.reg -> !quantum.bit
+  %qi = quantum.extract %r[%i] : !quantum.reg -> !quantum.bit
+  // CHECK: %[[R1:.*]] = quantum.insert %[[R]][3], %[[Q0]] : !quantum.reg, !quantum.bit
+  %r1 = quantum.insert %r[3], %q0 : !quantum.reg, !quantum.bit
+  // CHECK: %[[R2:.*]] = quantum.insert %[[R1]][%{{.*}}], %[[QI]] : !quantum.reg, !quantum.bit
+  %r2 = quantum.insert %r1[%i], %qi : !quantum.reg, !quantum.bit
+  // CHECK: quantum.dealloc %[[R2]] : !quantum.reg
+  quantum.dealloc %r2 : !quantum.reg
+  return
+}
+
+// CHECK-LABEL: func.func @gates
+func.func @gates(%q0: !quantum.bit, %q1: !quantum.bit, %q2: !quantum.bit, %t: f64) {
+  // CHECK: quantum.custom "H"() %{{.*}} : !quantum.bit
+  %a = quantum.custom "H"() %q0 : !quantum.bit
+  // CHECK: quantum.custom "CNOT"() %{{.*}}, %{{.*}} : !quantum.bit, !quantum.bit
+  %b:2 = quantum.custom "CNOT"() %a, %q1 : !quantum.bit, !quantum.bit
+  // CHECK: quantum.custom "RZ"(%{{.*}}) %{{.*}} adj : !quantum.bit
+  %c = quantum.custom "RZ"(%t) %b#0 adj : !quantum.bit
+  // CHECK: quantum.custom "PhaseShift"(%{{.*}}) %{{.*}} ctrls(%{{.*}}, %{{.*}}) : !quantum.bit ctrls !quantum.bit, !quantum.bit
+  %d, %dc:2 = quantum.custom "PhaseShift"(%t) %c ctrls(%b#1, %q2) : !quantum.bit ctrls !quantum.bit, !quantum.bit
+  // CHECK: quantum.custom "S"() %{{.*}} ctrls(%{{.*}}) adj : !quantum.bit ctrls !quantum.bit
+  %e, %ec = quantum.custom "S"() %d ctrls(%dc#0) adj : !quantum.bit ctrls !quantum.bit
+  // CHECK: quantum.custom "SWAP"() %{{.*}}, %{{.*}} : !quantum.bit, !quantum.bit
+  %f:2 = quantum.custom "SWAP"() %e, %ec : !quantum.bit, !quantum.bit
+  return
+}
+
+// CHECK-LABEL: func.func @pauli_rot
+func.func @pauli_rot(%q0: !quantum.bit, %q1: !quantum.bit, %q2: !quantum.bit, %t: f64) {
+  // CHECK: quantum.pauli_rot "XY"(%{{.*}}) %{{.*}}, %{{.*}} : !quantum.bit, !quantum.bit
+  %a:2 = quantum.pauli_rot "XY"(%t) %q0, %q1 : !quantum.bit, !quantum.bit
+  // CHECK: quantum.pauli_rot "ZI"(%{{.*}}) %{{.*}}, %{{.*}} ctrls(%{{.*}}) adj : !quantum.bit, !quantum.bit ctrls !quantum.bit
+  %b:2, %c = quantum.pauli_rot "ZI"(%t) %a#0, %a#1 ctrls(%q2) adj : !quantum.bit, !quantum.bit ctrls !quantum.bit
+  return
+}
+
+// CHECK-LABEL: func.func @measurement
+func.func @measurement(%q0: !quantum.bit, %q1: !quantum.bit, %buf: memref<4xf64>) -> tensor<4xf64> {
+  // CHECK: %{{.*}}, %{{.*}} = quantum.measure %{{.*}} : i1, !quantum.bit
+  %m, %q = quantum.measure %q0 : i1, !quantum.bit
+  // CHECK: quantum.probs %{{.*}}, %{{.*}} : tensor<4xf64>
+  %p = quantum.probs %q, %q1 : tensor<4xf64>
+  // CHECK: quantum.probs %{{.*}}, %{{.*}} in(%{{.*}} : memref<4xf64>)
+  quantum.probs %q, %q1 in(%buf : memref<4xf64>)
+  return %p : tensor<4xf64>
+}

@@ -1,0 +1,47 @@
+# -*- Python -*-
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "Q2"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.q2_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.shlibext))
+config.substitutions.append(("%q2_src", config.q2_src_root))
+config.substitutions.append(("%examples", os.path.join(config.q2_src_root, "examples")))
+config.substitutions.append(("%q2_plugin", os.path.join(config.q2_lib_dir, "Q2Plugin" + config.shlibext)))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.q2_tools_dir, append_path=True)
+
+tool_dirs = [config.q2_tools_dir, config.llvm_tools_dir]
+tools = [
+    "q2-opt",
+    "not",
+    "count",
+    ToolSubst("q2-qpe", unresolved="ignore"),
+    ToolSubst("q2-profile", unresolved="ignore"),
+    # Stock LLVM/MLIR tools from Debian's llvm-22/mlir-22 packages.
+    ToolSubst("mlir-opt-22", command=os.path.join(config.llvm_tools_dir, "mlir-opt")),
+    ToolSubst("mlir-translate-22", command=os.path.join(config.llvm_tools_dir, "mlir-translate")),
+    ToolSubst("opt-22", command=os.path.join(config.llvm_tools_dir, "opt")),
+    ToolSubst("llvm-nm-22", command=os.path.join(config.llvm_tools_dir, "llvm-nm")),
+    ToolSubst("llvm-readelf-22", command=os.path.join(config.llvm_tools_dir, "llvm-readelf")),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if shutil.which("psi4"):
+    config.available_features.add("psi4")
+if os.path.exists(os.path.join(config.q2_lib_dir, "libq2_runtime" + config.shlibext)):
+    config.available_features.add("q2-runtime")
