@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
       libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-      ninja-build cmake g++ python3 python3-matplotlib)
+      ninja-build cmake g++ python3 python3-matplotlib parallel)
 
 missing=()
 for p in "${PKGS[@]}"; do

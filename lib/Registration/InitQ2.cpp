@@ -1,7 +1,10 @@
 //===- InitQ2.cpp - dialect and pass registration -------------------------===//
 #include "q2/InitQ2.h"
 
+#include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
+#include "q2/Pipeline/Pipeline.h"
+#include "q2/Dialect/Quantum/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

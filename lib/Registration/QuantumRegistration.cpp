@@ -7,18 +7,24 @@
 #include "q2/InitQ2.h"
 
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
+#include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
+#include "q2/Pipeline/Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
 
 void q2::registerQuantumDialect(mlir::DialectRegistry &registry) {
   registry.insert<q2::quantum::QuantumDialect>();
+  q2::quantum::registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void q2::registerQ2PassesOnce() {
   // The generated registration aborts on a duplicate name; a tool that
   // already links the q2 passes (q2-opt) may still load the plugin.
-  if (!mlir::PassInfo::lookup("quantum-cancel-inverses"))
-    q2::quantum::registerQuantumPasses();
+  if (mlir::PassInfo::lookup("quantum-cancel-inverses"))
+    return;
+  q2::quantum::registerQuantumPasses();
+  q2::registerConvertQuantumToLLVM();
+  q2::pipeline::registerPipelines();
 }

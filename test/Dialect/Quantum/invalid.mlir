@@ -182,7 +182,7 @@ func.func @probs_buffer_size(%q0: !quantum.bit, %b: memref<3xf64>) {
 
 func.func @probs_both(%q0: !quantum.bit, %b: memref<2xf64>) {
   // expected-error @+1 {{expects either a tensor result or an out-buffer}}
-  %p = "quantum.probs"(%q0, %b) <{operandSegmentSizes = array<i32: 1, 1>}> : (!quantum.bit, memref<2xf64>) -> tensor<2xf64>
+  %p = "quantum.probs"(%q0, %b) <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (!quantum.bit, memref<2xf64>) -> tensor<2xf64>
   return
 }
 
@@ -190,15 +190,56 @@ func.func @probs_both(%q0: !quantum.bit, %b: memref<2xf64>) {
 
 func.func @probs_neither(%q0: !quantum.bit) {
   // expected-error @+1 {{expects either a tensor result or an out-buffer}}
-  "quantum.probs"(%q0) <{operandSegmentSizes = array<i32: 1, 0>}> : (!quantum.bit) -> ()
+  "quantum.probs"(%q0) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (!quantum.bit) -> ()
   return
 }
 
 // -----
 
 func.func @probs_no_qubits() {
+  // expected-error @+1 {{expects either qubit operands or a register range, not both or neither}}
+  %p = "quantum.probs"() <{operandSegmentSizes = array<i32: 0, 0, 0>}> : () -> tensor<1xf64>
+  return
+}
+
+// -----
+
+func.func @probs_list_and_range(%q0: !quantum.bit, %r: !quantum.reg) {
+  // expected-error @+1 {{expects either qubit operands or a register range, not both or neither}}
+  %p = quantum.probs %q0 reg %r[0, 1] : tensor<2xf64>
+  return
+}
+
+// -----
+
+func.func @probs_empty_range(%r: !quantum.reg) {
   // expected-error @+1 {{expects at least one qubit}}
-  %p = "quantum.probs"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> tensor<1xf64>
+  %p = quantum.probs reg %r[0, 0] : tensor<1xf64>
+  return
+}
+
+// -----
+
+func.func @probs_range_no_count(%r: !quantum.reg) {
+  // expected-error @+1 {{register range needs a start and a count}}
+  %p = "quantum.probs"(%r) <{operandSegmentSizes = array<i32: 0, 1, 0>, reg_start = 0 : i64}> : (!quantum.reg) -> tensor<2xf64>
+  return
+}
+
+// -----
+
+func.func @probs_range_out_of_register() {
+  %r = quantum.alloc(4) : !quantum.reg
+  // expected-error @+1 {{register range [3, 5) exceeds a register of 4 qubits}}
+  %p = quantum.probs reg %r[3, 2] : tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @probs_range_size(%r: !quantum.reg) {
+  // expected-error @+1 {{expects a 1-D shape of 8 elements (2^3), got 'tensor<4xf64>'}}
+  %p = quantum.probs reg %r[0, 3] : tensor<4xf64>
   return
 }
 

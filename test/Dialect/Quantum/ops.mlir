@@ -58,3 +58,14 @@ func.func @measurement(%q0: !quantum.bit, %q1: !quantum.bit, %buf: memref<4xf64>
   quantum.probs %q, %q1 in(%buf : memref<4xf64>)
   return %p : tensor<4xf64>
 }
+
+// CHECK-LABEL: func.func @probs_range
+func.func @probs_range(%buf: memref<8xf64>) -> tensor<4xf64> {
+  %r = quantum.alloc(6) : !quantum.reg
+  // CHECK: quantum.probs reg %{{.*}}[4, 2] : tensor<4xf64>
+  %p = quantum.probs reg %r[4, 2] : tensor<4xf64>
+  // CHECK: quantum.probs reg %{{.*}}[0, 3] in(%{{.*}} : memref<8xf64>)
+  quantum.probs reg %r[0, 3] in(%buf : memref<8xf64>)
+  quantum.dealloc %r : !quantum.reg
+  return %p : tensor<4xf64>
+}

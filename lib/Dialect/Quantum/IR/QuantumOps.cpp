@@ -102,12 +102,36 @@ LogicalResult PauliRotOp::verify() {
   return verifyGateResults(*this);
 }
 
+int64_t ProbsOp::getNumMeasuredQubits() {
+  if (getReg())
+    return getRegCount() ? static_cast<int64_t>(*getRegCount()) : 0;
+  return static_cast<int64_t>(getQubits().size());
+}
+
 LogicalResult ProbsOp::verify() {
-  size_t n = getQubits().size();
+  bool listed = !getQubits().empty();
+  bool ranged = static_cast<bool>(getReg());
+  if (listed == ranged)
+    return emitOpError("expects either qubit operands or a register range, "
+                       "not both or neither");
+  if (ranged && (!getRegStart() || !getRegCount()))
+    return emitOpError("register range needs a start and a count");
+  int64_t n = getNumMeasuredQubits();
   if (n == 0)
     return emitOpError("expects at least one qubit");
   if (n > kMaxQubits)
     return emitOpError("cannot return probabilities of ") << n << " qubits";
+  if (ranged) {
+    Value reg = getReg();
+    while (auto ins = reg.getDefiningOp<InsertOp>())
+      reg = ins.getInReg();
+    int64_t end = static_cast<int64_t>(*getRegStart()) + n;
+    if (auto alloc = reg.getDefiningOp<AllocOp>())
+      if (end > static_cast<int64_t>(alloc.getSize()))
+        return emitOpError("register range [")
+               << *getRegStart() << ", " << end << ") exceeds a register of "
+               << alloc.getSize() << " qubits";
+  }
   bool hasResult = static_cast<bool>(getProbabilities());
   bool hasBuffer = static_cast<bool>(getStateIn());
   if (hasResult == hasBuffer)

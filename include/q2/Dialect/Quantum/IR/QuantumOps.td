@@ -170,18 +170,32 @@ def Quantum_ProbsOp : Quantum_Op<"probs",
      AttrSizedOperandSegments]> {
   let summary = "marginal probabilities of some qubits";
   let description = [{
-    The first listed qubit is the most significant bit of the outcome index.
+    The first qubit is the most significant bit of the outcome index. The
+    qubits are listed, or given as a contiguous range of a register
+    (`reg %r[start, count]` means qubits start, ..., start + count - 1), which
+    keeps rolled programs the same size whatever the number of qubits.
     Tensor form (before bufferization) and out-buffer form (after):
     ```mlir
     %p = quantum.probs %q0, %q1 : tensor<4xf64>
+    %p = quantum.probs reg %r[4, 2] : tensor<4xf64>
     quantum.probs %q0, %q1 in(%buf : memref<4xf64>)
     ```
   }];
   let arguments = (ins Variadic<Quantum_BitType>:$qubits,
-                       Optional<MemRefOf<[F64]>>:$state_in);
+                       Optional<Quantum_RegType>:$reg,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$reg_start,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$reg_count,
+                       Arg<Optional<MemRefOf<[F64]>>, "out-buffer",
+                           [MemWrite]>:$state_in);
   let results = (outs Optional<RankedTensorOf<[F64]>>:$probabilities);
   let assemblyFormat = [{
-    $qubits (`in` `(` $state_in^ `:` type($state_in) `)`)? attr-dict (`:` type($probabilities)^)?
+    $qubits (`reg` $reg^ `[` $reg_start `,` $reg_count `]`)?
+    (`in` `(` $state_in^ `:` type($state_in) `)`)? attr-dict
+    (`:` type($probabilities)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// Number of qubits measured (listed or in the register range).
+    int64_t getNumMeasuredQubits();
   }];
   let hasVerifier = 1;
 }

@@ -3,6 +3,7 @@
 #define Q2_DIALECT_QUANTUM_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
 
@@ -15,6 +16,11 @@ namespace q2::quantum {
 /// (also used by the QuantumLowering stage).
 void populateCancelInversesPatterns(mlir::RewritePatternSet &patterns);
 void populateMergeRotationsPatterns(mlir::RewritePatternSet &patterns);
+
+/// BufferizableOpInterface for quantum.probs: the tensor result becomes a
+/// fresh buffer filled through the out-buffer form.
+void registerBufferizableOpInterfaceExternalModels(
+    mlir::DialectRegistry &registry);
 
 #define GEN_PASS_REGISTRATION
 #include "q2/Dialect/Quantum/Transforms/Passes.h.inc"

@@ -27,4 +27,49 @@ def QuantumMergeRotations : Pass<"quantum-merge-rotations"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def QuantumLowerCtrlAdj : Pass<"quantum-lower-ctrl-adj"> {
+  let summary = "Lower adjoints and gate-inherent controls to the runtime's gate set";
+  let description = [{
+    Adjoints disappear: self-inverse gates drop the flag, rotations and
+    `pauli_rot` negate their angle, `S†`/`T†` become `PhaseShift(-π/2)` /
+    `PhaseShift(-π/4)`. Gates with a built-in control become the controlled
+    single-qubit gate: `CNOT(c, t)` → `X(t) ctrls(c)`, `CZ(c, t)` →
+    `Z(t) ctrls(c)`, so the runtime needs one controlled kernel per gate.
+  }];
+  let dependentDialects = ["::q2::quantum::QuantumDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def QuantumDecomposePauliRot : Pass<"quantum-decompose-pauli-rot"> {
+  let summary = "Decompose Pauli rotations into basis change + CNOT ladder + RZ";
+  let description = [{
+    exp(-iθ/2 P) = B† L† RZ(θ) L B with B the basis change (H for X,
+    RX(-π/2) for Y), L the CNOT ladder onto the last non-identity qubit.
+    Controls move onto the RZ alone. Identity letters are dropped; an
+    all-identity word is a (controlled) global phase. With `keep-native`,
+    rotations stay for the runtime's native kernel.
+  }];
+  let options = [
+    Option<"keepNative", "keep-native", "bool", "false",
+           "Keep pauli_rot for the runtime's native kernel">
+  ];
+  let dependentDialects = ["::q2::quantum::QuantumDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def QuantumUnroll : Pass<"quantum-unroll"> {
+  let summary = "Fully unroll scf.for loops with constant trip counts";
+  let description = [{
+    The stress case: every loop whose bounds are constants (after
+    canonicalization) is unrolled, innermost first. Loops with dynamic trip
+    counts (power = repeat) are left as they are unless `max-trip-count`
+    allows it.
+  }];
+  let options = [
+    Option<"maxTripCount", "max-trip-count", "int64_t", "1 << 20",
+           "Refuse to unroll loops with more iterations than this">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 #endif // Q2_QUANTUM_PASSES
