@@ -1,0 +1,202 @@
+//===- Kernels.cpp - kernel dispatch and the worker pool -------------------===//
+#include "Kernels.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace q2::runtime {
+
+IndexSet makeIndexSet(uint64_t mask, uint64_t value) {
+  IndexSet s;
+  s.mask = mask;
+  s.value = value & mask;
+  for (uint64_t m = mask; m; m &= m - 1) // set bits only: this is per call
+    s.pos[s.numPos++] = __builtin_ctzll(m);
+  return s;
+}
+
+//===-- dispatch ----------------------------------------------------------===//
+static bool cpuHasAVX2() {
+#if defined(Q2_HAVE_AVX2_TU) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+static std::atomic<const KernelTable *> activeTable{nullptr};
+
+const KernelTable &genericKernels() { return generic::table; }
+const KernelTable *avx2Kernels() {
+  static const bool ok = cpuHasAVX2();
+  return ok ? &avx2::table : nullptr;
+}
+
+const KernelTable &kernels() {
+  const KernelTable *t = activeTable.load(std::memory_order_relaxed);
+  if (!t) {
+    t = avx2Kernels();
+    if (!t)
+      t = &generic::table;
+    activeTable.store(t, std::memory_order_relaxed);
+  }
+  return *t;
+}
+
+bool selectKernels(bool useAVX2) {
+  if (useAVX2 && !avx2Kernels())
+    return false;
+  activeTable.store(useAVX2 ? avx2Kernels() : &generic::table);
+  return true;
+}
+
+//===-- threading ---------------------------------------------------------===//
+namespace {
+
+constexpr int kMaxThreads = 256;
+
+int64_t initialThreshold() {
+  if (const char *env = std::getenv("Q2_RT_PAR_THRESHOLD")) {
+    char *end = nullptr;
+    long long v = std::strtoll(env, &end, 10);
+    if (end != env && v >= 0)
+      return v;
+  }
+  return int64_t(1) << 14;
+}
+
+int hardwareThreads() {
+  unsigned h = std::thread::hardware_concurrency();
+  return h == 0 ? 1 : std::min<int>(int(h), kMaxThreads);
+}
+
+std::atomic<int64_t> threshold{initialThreshold()};
+std::atomic<int> numThreads{hardwareThreads()};
+
+/// Persistent workers: forking threads per gate would dwarf the work.
+class Pool {
+public:
+  explicit Pool(int n) {
+    for (int i = 1; i < n; ++i)
+      workers.emplace_back([this, i] { loop(i); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> g(m);
+      stop = true;
+    }
+    cv.notify_all();
+    for (auto &t : workers)
+      t.join();
+  }
+  int size() const { return int(workers.size()) + 1; }
+
+  void run(int chunks, uint64_t count, ChunkFn f, void *c) {
+    {
+      std::lock_guard<std::mutex> g(m);
+      fn = f;
+      ctx = c;
+      numChunks = chunks;
+      total = count;
+      pending = chunks - 1;
+      ++generation;
+    }
+    cv.notify_all();
+    runChunk(0);
+    std::unique_lock<std::mutex> g(m);
+    doneCv.wait(g, [&] { return pending == 0; });
+  }
+
+private:
+  void runChunk(int c) {
+    uint64_t lo = total * uint64_t(c) / uint64_t(numChunks);
+    uint64_t hi = total * uint64_t(c + 1) / uint64_t(numChunks);
+    if (lo < hi)
+      fn(ctx, c, lo, hi);
+  }
+  void loop(int id) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> g(m);
+        cv.wait(g, [&] { return stop || generation != seen; });
+        if (stop)
+          return;
+        seen = generation;
+        if (id >= numChunks)
+          continue;
+      }
+      runChunk(id);
+      std::lock_guard<std::mutex> g(m);
+      if (--pending == 0)
+        doneCv.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers;
+  std::mutex m;
+  std::condition_variable cv, doneCv;
+  bool stop = false;
+  uint64_t generation = 0;
+  ChunkFn fn = nullptr;
+  void *ctx = nullptr;
+  int numChunks = 0;
+  uint64_t total = 0;
+  int pending = 0;
+};
+
+std::mutex poolMutex; // one parallel region at a time; others run serially
+std::unique_ptr<Pool> pool;
+
+} // namespace
+
+int parallelChunks(uint64_t numAmps, uint64_t count) {
+  int t = numThreads.load(std::memory_order_relaxed);
+  if (t <= 1 || int64_t(numAmps) <= threshold.load(std::memory_order_relaxed))
+    return 1;
+  return int(std::min<uint64_t>(uint64_t(t), count));
+}
+
+void parallelFor(uint64_t numAmps, uint64_t count, ChunkFn fn, void *ctx) {
+  int chunks = parallelChunks(numAmps, count);
+  if (chunks > 1) {
+    std::unique_lock<std::mutex> g(poolMutex, std::try_to_lock);
+    if (g.owns_lock()) {
+      int t = numThreads.load(std::memory_order_relaxed);
+      if (!pool || pool->size() != t) {
+        pool.reset();
+        try {
+          pool = std::make_unique<Pool>(t);
+        } catch (...) { // no threads to be had: stay serial
+          pool.reset();
+        }
+      }
+      if (pool) {
+        pool->run(chunks, count, fn, ctx);
+        return;
+      }
+    }
+  }
+  if (count)
+    fn(ctx, 0, 0, count);
+}
+
+int64_t getParallelThreshold() { return threshold.load(); }
+int64_t setParallelThreshold(int64_t amps) {
+  return threshold.exchange(amps < 0 ? 0 : amps);
+}
+int getNumThreads() { return numThreads.load(); }
+int setNumThreads(int n) {
+  if (n <= 0)
+    n = hardwareThreads();
+  return numThreads.exchange(std::min(n, kMaxThreads));
+}
+
+} // namespace q2::runtime
