@@ -1,0 +1,112 @@
+//===- Measure.h - Budgeted, isolated execution of one command --*- C++ -*-===//
+//
+// `measure` runs one command (argv, no shell) in its own process group, polls
+// the command and all its current descendants, and kills the whole tree when
+// a wall-clock or a tree-RSS budget is exceeded. It leaves an evidence
+// directory: record.json, stdout.txt, stderr.txt.
+//
+//===----------------------------------------------------------------------===//
+#ifndef Q2_ORCHESTRATOR_MEASURE_H
+#define Q2_ORCHESTRATOR_MEASURE_H
+
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <atomic>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace q2::orch {
+
+struct MeasureOptions {
+  /// The command; argv[0] is looked up in PATH when it has no '/'.
+  std::vector<std::string> argv;
+  /// Evidence directory; must not exist (it is created by measure()).
+  std::string outDir;
+  double wallBudgetS = 0;
+  /// Budget on the summed RSS of the tree, in decimal MB (1e6 bytes).
+  double rssBudgetMB = 0;
+  /// Working directory of the command; empty = inherit.
+  std::string cwd;
+  /// Variables added to (or overriding) the inherited environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  double pollS = 0.010;
+  /// Time between SIGTERM and SIGKILL when the tree has to be stopped.
+  double killGraceS = 1.0;
+  /// When set and becoming true, the tree is stopped (reason `cancelled`).
+  const std::atomic<bool> *cancel = nullptr;
+  /// Where procfs is mounted (tests point it elsewhere to check the
+  /// refusal on systems without /proc).
+  std::string procRoot = "/proc";
+};
+
+enum class StopReason { Exit, Signal, WallBudget, RssBudget, Cancelled };
+const char *stopReasonName(StopReason R);
+
+struct MeasureRecord {
+  std::vector<std::string> command;
+  std::string cwd;
+  std::vector<std::pair<std::string, std::string>> env;
+  StopReason reason = StopReason::Exit;
+  /// Exit status when the command exited; -1 when it died from a signal.
+  int exitCode = -1;
+  /// Terminating signal (0 = none) and its name ("SIGSEGV").
+  int signal = 0;
+  std::string signalName;
+  double wallS = 0;
+  double peakTreeRssMB = 0;
+  unsigned peakTreeProcs = 0;
+  /// Largest VmHWM (the kernel's own RSS high-water mark) of any process of
+  /// the tree, read at each poll. Unlike the sampled tree sum it also covers
+  /// spikes between polls, but per process only (and only for processes
+  /// alive at a poll). Not wait4's ru_maxrss: Linux carries the spawning
+  /// process's high-water mark over exec, which would report our own RSS.
+  double maxVmHwmMB = 0;
+  double pollS = 0;
+  unsigned polls = 0;
+  double wallBudgetS = 0;
+  double rssBudgetMB = 0;
+  /// Descendants still alive after the command itself ended (killed).
+  unsigned strayProcsKilled = 0;
+  std::string stdoutFile = "stdout.txt";
+  std::string stderrFile = "stderr.txt";
+};
+
+/// Checks everything that can be checked before creating or starting
+/// anything: argv non-empty, no NUL in any argument or variable, finite
+/// positive budgets, outDir not existing, cwd a directory, /proc present,
+/// the program found.
+llvm::Error validateMeasureOptions(const MeasureOptions &Opts);
+
+/// Validates, creates Opts.outDir, runs the command and writes
+/// outDir/record.json atomically. An error before the command started leaves
+/// no directory behind. A command that fails, crashes or is killed is not an
+/// error: it is a record.
+///
+/// Process-wide effects: the calling process becomes a child subreaper
+/// (PR_SET_CHILD_SUBREAPER), so orphans of the measured tree are reparented
+/// to it; while a single measure() is in progress, children of the caller
+/// that it did not spawn itself and that appear after the command started
+/// are taken as orphans of the tree. Thread-safe otherwise: a parallel
+/// sweep runs one measure() per thread.
+llvm::Expected<MeasureRecord> measure(const MeasureOptions &Opts);
+
+nlohmann::json toJson(const MeasureRecord &R);
+
+/// "SIGSEGV" for SIGSEGV etc.; "SIG<n>" for unnamed ones.
+std::string signalName(int Sig);
+
+/// Summed RSS (bytes) and process count of the tree rooted at Pid, as seen
+/// by one /proc walk. Exposed for tests.
+struct TreeSample {
+  uint64_t rssBytes = 0;
+  std::vector<int> pids;
+};
+TreeSample sampleProcessTree(int RootPid,
+                             const std::string &ProcRoot = "/proc");
+
+} // namespace q2::orch
+
+#endif // Q2_ORCHESTRATOR_MEASURE_H

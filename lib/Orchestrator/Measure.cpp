@@ -1,0 +1,667 @@
+//===- Measure.cpp - Budgeted, isolated execution of one command ----------===//
+
+#include "q2/Orchestrator/Measure.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <deque>
+#include <dirent.h>
+#include <fcntl.h>
+#include <map>
+#include <mutex>
+#include <set>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <unordered_map>
+
+extern char **environ;
+
+using namespace q2::orch;
+using llvm::Error;
+using llvm::Expected;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point T0) {
+  return std::chrono::duration<double>(Clock::now() - T0).count();
+}
+
+Error makeError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+/// Reads a small /proc file with plain syscalls: this runs every 10 ms for
+/// every process on the machine, so no streams and no allocation churn.
+bool readSmallFile(const char *Path, char *Buf, size_t Cap, size_t &Len) {
+  int Fd = ::open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return false;
+  ssize_t N = ::read(Fd, Buf, Cap - 1);
+  ::close(Fd);
+  if (N <= 0)
+    return false;
+  Buf[N] = '\0';
+  Len = size_t(N);
+  return true;
+}
+
+struct ProcStat {
+  int pid = 0, ppid = 0, pgrp = 0;
+  char state = '?';
+  unsigned long long startTime = 0;
+};
+
+bool readProcStat(const std::string &Root, int Pid, ProcStat &S) {
+  char Path[4096], Buf[1024];
+  size_t Len;
+  snprintf(Path, sizeof(Path), "%s/%d/stat", Root.c_str(), Pid);
+  if (!readSmallFile(Path, Buf, sizeof(Buf), Len))
+    return false;
+  // comm may contain spaces and parentheses: fields start after the last ')'.
+  char *P = strrchr(Buf, ')');
+  if (!P)
+    return false;
+  S.pid = Pid;
+  // After ')': state ppid pgrp session tty tpgid flags minflt cminflt majflt
+  // cmajflt utime stime cutime cstime priority nice threads itrealvalue
+  // starttime (field 22 overall, the 20th after the comm).
+  char State;
+  int PPid, Pgrp;
+  if (sscanf(P + 1, " %c %d %d", &State, &PPid, &Pgrp) != 3)
+    return false;
+  S.state = State;
+  S.ppid = PPid;
+  S.pgrp = Pgrp;
+  const char *Q = P + 1;
+  for (int Field = 0; Field < 20 && *Q; ++Q)
+    if (*Q == ' ')
+      ++Field;
+  S.startTime = strtoull(Q, nullptr, 10);
+  return true;
+}
+
+std::vector<ProcStat> readAllProcs(const std::string &Root) {
+  std::vector<ProcStat> Out;
+  DIR *D = opendir(Root.c_str());
+  if (!D)
+    return Out;
+  while (dirent *E = readdir(D)) {
+    if (E->d_name[0] < '0' || E->d_name[0] > '9')
+      continue;
+    ProcStat S;
+    if (readProcStat(Root, atoi(E->d_name), S))
+      Out.push_back(S);
+  }
+  closedir(D);
+  return Out;
+}
+
+uint64_t readRssBytes(const std::string &Root, int Pid) {
+  static const long PageSize = sysconf(_SC_PAGESIZE);
+  char Path[4096], Buf[256];
+  size_t Len;
+  snprintf(Path, sizeof(Path), "%s/%d/statm", Root.c_str(), Pid);
+  if (!readSmallFile(Path, Buf, sizeof(Buf), Len))
+    return 0;
+  unsigned long long Size = 0, Resident = 0;
+  if (sscanf(Buf, "%llu %llu", &Size, &Resident) != 2)
+    return 0;
+  return Resident * uint64_t(PageSize);
+}
+
+/// VmHWM in bytes from /proc/PID/status (0 when unreadable).
+uint64_t readVmHwmBytes(const std::string &Root, int Pid) {
+  char Path[4096], Buf[4096];
+  size_t Len;
+  snprintf(Path, sizeof(Path), "%s/%d/status", Root.c_str(), Pid);
+  if (!readSmallFile(Path, Buf, sizeof(Buf), Len))
+    return 0;
+  const char *P = strstr(Buf, "VmHWM:");
+  if (!P)
+    return 0;
+  return strtoull(P + 6, nullptr, 10) * 1024; // Reported in kB.
+}
+
+/// Measurements in progress in this process, counted from before their
+/// spawn until after their last reap. A descendant that detaches and is
+/// orphaned between two polls is reparented to us (child subreaper) without
+/// ever having been seen; it can be attributed to a tree only when a single
+/// measurement is in progress (otherwise it could even be the just spawned
+/// root of another one).
+std::atomic<int> ActiveCount{0};
+
+/// Tracks the processes of one measured tree across polls. A process once
+/// seen stays tracked (by pid + start time, so a reused pid is not mistaken
+/// for it) even after its parent died and it was reparented.
+class TreeTracker {
+public:
+  TreeTracker(int RootPid, std::string ProcRoot)
+      : Root(RootPid), ProcRoot(std::move(ProcRoot)) {}
+
+  struct Member {
+    int pid;
+    bool zombie;
+  };
+
+  /// One /proc walk: the current members of the tree.
+  std::vector<Member> scan() {
+    std::vector<ProcStat> All = readAllProcs(ProcRoot);
+    std::unordered_map<int, std::vector<size_t>> Children;
+    std::unordered_map<int, size_t> ByPid;
+    for (size_t I = 0; I < All.size(); ++I) {
+      Children[All[I].ppid].push_back(I);
+      ByPid[All[I].pid] = I;
+    }
+    std::deque<size_t> Work;
+    std::set<int> Seen;
+    auto Push = [&](size_t I) {
+      if (Seen.insert(All[I].pid).second)
+        Work.push_back(I);
+    };
+    const int Self = ::getpid();
+    bool Adopt = AdoptOrphans && ActiveCount.load() == 1;
+    for (size_t I = 0; I < All.size(); ++I) {
+      const ProcStat &S = All[I];
+      auto K = Known.find(S.pid);
+      if (Adopt && S.ppid == Self && S.pid != Root &&
+          S.startTime >= RootStart) {
+        Push(I);
+        continue;
+      }
+      // Root, our process group, and everything tracked before.
+      // Once the root is reaped its pid (and so its process group id) may
+      // belong to somebody else, e.g. another point's root in a parallel
+      // sweep: from then on only processes identified before count.
+      bool Ours = !RootReaped && (S.pid == Root || S.pgrp == Root);
+      if (Ours || (K != Known.end() && K->second == S.startTime))
+        Push(I);
+    }
+    while (!Work.empty()) {
+      size_t I = Work.front();
+      Work.pop_front();
+      auto It = Children.find(All[I].pid);
+      if (It != Children.end())
+        for (size_t C : It->second)
+          Push(C);
+    }
+    std::vector<Member> Out;
+    for (int Pid : Seen) {
+      const ProcStat &S = All[ByPid[Pid]];
+      Known[Pid] = S.startTime;
+      Out.push_back({Pid, S.state == 'Z' || S.state == 'X'});
+    }
+    return Out;
+  }
+
+  void setRootReaped() { RootReaped = true; }
+  /// From now on also take unseen orphans reparented to us (see
+  /// ActiveCount); set once the root has exited or the tree is stopped.
+  void adoptOrphans() { AdoptOrphans = true; }
+  void noteRootStart() {
+    ProcStat S;
+    if (readProcStat(ProcRoot, Root, S))
+      RootStart = S.startTime;
+  }
+
+  /// Reaps tracked zombies that were reparented to us (child subreaper).
+  /// The pid is checked to still be the same process (start time) and our
+  /// child: a blind waitpid could reap a reused pid, i.e. the root of
+  /// another measurement running in another thread.
+  void reapKnown(int Except) {
+    for (auto &KV : Known) {
+      if (KV.first == Except)
+        continue;
+      ProcStat S;
+      if (!readProcStat(ProcRoot, KV.first, S) || S.startTime != KV.second ||
+          S.state != 'Z' || S.ppid != ::getpid())
+        continue;
+      while (::waitpid(KV.first, nullptr, WNOHANG) < 0 && errno == EINTR) {
+      }
+    }
+  }
+
+private:
+  int Root;
+  bool RootReaped = false;
+  bool AdoptOrphans = false;
+  unsigned long long RootStart = 0;
+  std::string ProcRoot;
+  std::map<int, unsigned long long> Known;
+};
+
+/// Pgid <= 0: the group may no longer be ours; signal members only.
+void signalTree(int Pgid, const std::vector<TreeTracker::Member> &Members,
+                int Sig) {
+  if (Pgid > 0)
+    ::killpg(Pgid, Sig);
+  for (const auto &M : Members)
+    if (!M.zombie)
+      ::kill(M.pid, Sig);
+}
+
+void becomeSubreaper() {
+  // Orphaned grandchildren are reparented to us instead of init, so a
+  // daemonizing descendant stays visible (and reapable) until it is gone.
+  static std::once_flag Once;
+  std::call_once(Once, [] { ::prctl(PR_SET_CHILD_SUBREAPER, 1); });
+}
+
+bool hasNul(const std::string &S) { return S.find('\0') != std::string::npos; }
+
+/// Resolves argv[0] the way execvp would, honouring a PATH override in the
+/// environment overrides and a relative path against cwd.
+Expected<std::string> resolveProgram(const MeasureOptions &Opts) {
+  const std::string &Prog = Opts.argv[0];
+  if (Prog.empty())
+    return makeError("empty program name");
+  if (Prog.find('/') != std::string::npos) {
+    llvm::SmallString<256> P(Prog);
+    if (!llvm::sys::path::is_absolute(P)) {
+      llvm::SmallString<256> Base;
+      if (!Opts.cwd.empty())
+        Base = Opts.cwd;
+      else
+        llvm::sys::fs::current_path(Base);
+      llvm::sys::path::append(Base, Prog);
+      P = Base;
+    }
+    if (!llvm::sys::fs::can_execute(P) || llvm::sys::fs::is_directory(P))
+      return makeError("'" + Prog + "' is not an executable file");
+    return std::string(P);
+  }
+  llvm::SmallVector<llvm::StringRef, 16> Paths;
+  std::string PathVar;
+  for (const auto &KV : Opts.env)
+    if (KV.first == "PATH")
+      PathVar = KV.second;
+  if (!PathVar.empty())
+    llvm::SplitString(PathVar, Paths, ":");
+  auto Found = llvm::sys::findProgramByName(Prog, Paths);
+  if (!Found)
+    return makeError("'" + Prog + "' not found in PATH");
+  return *Found;
+}
+
+const char *const ScopeText =
+    "process tree: the command (own process group) and all its descendants, "
+    "found every poll by walking the ppid links of /proc/*/stat (processes "
+    "once seen stay tracked after reparenting); RSS summed over them from "
+    "/proc/PID/statm";
+const char *const LimitationText =
+    "polling cannot bound transient spikes: memory that rises and falls "
+    "between two polls is neither limited nor recorded in the tree sum "
+    "(max_vmhwm_mb, the kernel high-water mark of single processes, is the "
+    "check); "
+    "shared pages are counted once per process; a descendant that detaches "
+    "(orphaned, new session) within one poll interval is still caught when "
+    "the command ends, but not while several measurements run in one "
+    "process (parallel sweeps), and escapes the budget until then";
+
+} // namespace
+
+const char *q2::orch::stopReasonName(StopReason R) {
+  switch (R) {
+  case StopReason::Exit:
+    return "exit";
+  case StopReason::Signal:
+    return "signal";
+  case StopReason::WallBudget:
+    return "wall_budget";
+  case StopReason::RssBudget:
+    return "rss_budget";
+  case StopReason::Cancelled:
+    return "cancelled";
+  }
+  return "unknown";
+}
+
+std::string q2::orch::signalName(int Sig) {
+  if (const char *Abbrev = sigabbrev_np(Sig))
+    return std::string("SIG") + Abbrev;
+  return "SIG" + std::to_string(Sig);
+}
+
+TreeSample q2::orch::sampleProcessTree(int RootPid,
+                                      const std::string &ProcRoot) {
+  TreeTracker T(RootPid, ProcRoot);
+  TreeSample S;
+  for (const auto &M : T.scan()) {
+    S.pids.push_back(M.pid);
+    if (!M.zombie)
+      S.rssBytes += readRssBytes(ProcRoot, M.pid);
+  }
+  return S;
+}
+
+Error q2::orch::validateMeasureOptions(const MeasureOptions &Opts) {
+  if (Opts.argv.empty())
+    return makeError("no command given (empty argv)");
+  for (size_t I = 0; I < Opts.argv.size(); ++I)
+    if (hasNul(Opts.argv[I]))
+      return makeError("argument " + llvm::Twine(I) +
+                       " contains a NUL character");
+  for (const auto &KV : Opts.env) {
+    if (KV.first.empty() || KV.first.find('=') != std::string::npos)
+      return makeError("bad environment variable name '" + KV.first + "'");
+    if (hasNul(KV.first) || hasNul(KV.second))
+      return makeError("environment variable '" + KV.first +
+                       "' contains a NUL character");
+  }
+  auto CheckBudget = [](double V, const char *What) -> Error {
+    if (!std::isfinite(V) || V <= 0)
+      return makeError(llvm::Twine(What) +
+                       " must be a finite positive number, got " +
+                       std::to_string(V));
+    return Error::success();
+  };
+  if (Error E = CheckBudget(Opts.wallBudgetS, "wall budget (s)"))
+    return E;
+  if (Error E = CheckBudget(Opts.rssBudgetMB, "RSS budget (MB)"))
+    return E;
+  if (Error E = CheckBudget(Opts.pollS, "poll interval (s)"))
+    return E;
+  if (!std::isfinite(Opts.killGraceS) || Opts.killGraceS < 0)
+    return makeError("kill grace must be a finite non-negative number");
+  if (Opts.outDir.empty() || hasNul(Opts.outDir))
+    return makeError("no (or invalid) output directory given");
+  struct stat St;
+  if (::lstat(Opts.outDir.c_str(), &St) == 0)
+    return makeError("output directory '" + Opts.outDir +
+                     "' already exists; refusing to overwrite evidence");
+  llvm::StringRef Parent = llvm::sys::path::parent_path(Opts.outDir);
+  if (!Parent.empty() && !llvm::sys::fs::is_directory(Parent))
+    return makeError("parent directory '" + Parent + "' of '" + Opts.outDir +
+                     "' does not exist");
+  if (!Opts.cwd.empty() &&
+      (hasNul(Opts.cwd) || !llvm::sys::fs::is_directory(Opts.cwd)))
+    return makeError("working directory '" + Opts.cwd + "' is not a directory");
+  if (::access((Opts.procRoot + "/self/stat").c_str(), R_OK) != 0)
+    return makeError(Opts.procRoot +
+                     " is not available; cannot watch the process tree");
+  if (auto P = resolveProgram(Opts); !P)
+    return P.takeError();
+  return Error::success();
+}
+
+Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &Opts) {
+  if (Error E = validateMeasureOptions(Opts))
+    return std::move(E);
+  Expected<std::string> Program = resolveProgram(Opts);
+  if (!Program)
+    return Program.takeError();
+
+  if (std::error_code EC = llvm::sys::fs::create_directory(
+          Opts.outDir, /*IgnoreExisting=*/false))
+    return makeError("cannot create '" + Opts.outDir + "': " + EC.message());
+  // Until the command runs, a failure removes what we created.
+  auto Abandon = [&](const llvm::Twine &Msg) -> Error {
+    llvm::sys::fs::remove_directories(Opts.outDir);
+    return makeError(Msg);
+  };
+
+  MeasureRecord R;
+  R.command = Opts.argv;
+  R.cwd = Opts.cwd;
+  R.env = Opts.env;
+  R.pollS = Opts.pollS;
+  R.wallBudgetS = Opts.wallBudgetS;
+  R.rssBudgetMB = Opts.rssBudgetMB;
+
+  auto OpenOut = [&](const std::string &Name) {
+    llvm::SmallString<256> P(Opts.outDir);
+    llvm::sys::path::append(P, Name);
+    return ::open(P.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  };
+  int OutFd = OpenOut(R.stdoutFile), ErrFd = OpenOut(R.stderrFile);
+  int NullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  auto CloseFds = [&] {
+    for (int Fd : {OutFd, ErrFd, NullFd})
+      if (Fd >= 0)
+        ::close(Fd);
+  };
+  if (OutFd < 0 || ErrFd < 0 || NullFd < 0) {
+    CloseFds();
+    return Abandon("cannot open output files in '" + Opts.outDir + "'");
+  }
+
+  // Environment: inherited, with overrides replacing same-named variables.
+  std::vector<std::string> EnvStore;
+  for (char **E = environ; E && *E; ++E) {
+    llvm::StringRef Var(*E);
+    llvm::StringRef Name = Var.split('=').first;
+    bool Overridden = false;
+    for (const auto &KV : Opts.env)
+      Overridden |= (Name == KV.first);
+    if (!Overridden)
+      EnvStore.push_back(Var.str());
+  }
+  for (const auto &KV : Opts.env)
+    EnvStore.push_back(KV.first + "=" + KV.second);
+  std::vector<char *> Envp, Argv;
+  for (auto &S : EnvStore)
+    Envp.push_back(S.data());
+  Envp.push_back(nullptr);
+  std::vector<std::string> ArgStore = Opts.argv;
+  for (auto &S : ArgStore)
+    Argv.push_back(S.data());
+  Argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t FA;
+  posix_spawnattr_t Attr;
+  posix_spawn_file_actions_init(&FA);
+  posix_spawnattr_init(&Attr);
+  posix_spawn_file_actions_adddup2(&FA, NullFd, 0);
+  posix_spawn_file_actions_adddup2(&FA, OutFd, 1);
+  posix_spawn_file_actions_adddup2(&FA, ErrFd, 2);
+  if (!Opts.cwd.empty())
+    posix_spawn_file_actions_addchdir_np(&FA, Opts.cwd.c_str());
+  // Own process group (so the tree can be signalled at once and a terminal
+  // ^C aimed at us does not reach it), default signal dispositions and an
+  // empty mask whatever the orchestrator does with its own signals.
+  sigset_t Empty, Defaults;
+  sigemptyset(&Empty);
+  sigemptyset(&Defaults);
+  for (int Sig : {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1,
+                  SIGUSR2, SIGALRM})
+    sigaddset(&Defaults, Sig);
+  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETPGROUP |
+                                      POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&Attr, 0);
+  posix_spawnattr_setsigmask(&Attr, &Empty);
+  posix_spawnattr_setsigdefault(&Attr, &Defaults);
+
+  becomeSubreaper();
+  pid_t Pid = -1;
+  Clock::time_point Start = Clock::now();
+  ++ActiveCount;
+  int SpawnErr = posix_spawn(&Pid, Program->c_str(), &FA, &Attr, Argv.data(),
+                             Envp.data());
+  posix_spawn_file_actions_destroy(&FA);
+  posix_spawnattr_destroy(&Attr);
+  CloseFds();
+  if (SpawnErr != 0) {
+    --ActiveCount;
+    return Abandon("cannot start '" + *Program + "': " + strerror(SpawnErr));
+  }
+
+  TreeTracker Tracker(Pid, Opts.procRoot);
+  Tracker.noteRootStart();
+  // The root is left a zombie until everything else is gone: while it is
+  // unreaped its pid and process group id cannot be reused, so killpg()
+  // and the pgrp match in the tree scan stay safe.
+  bool RootExited = false;
+  double EndS = 0;
+  auto PollRootExit = [&] {
+    if (RootExited)
+      return true;
+    siginfo_t Info;
+    memset(&Info, 0, sizeof(Info));
+    int W;
+    do
+      W = ::waitid(P_PID, id_t(Pid), &Info, WEXITED | WNOHANG | WNOWAIT);
+    while (W < 0 && errno == EINTR);
+    if (W == 0 && Info.si_pid == Pid) {
+      RootExited = true;
+      EndS = secondsSince(Start);
+    }
+    return RootExited;
+  };
+
+  const auto Poll = std::chrono::duration<double>(Opts.pollS);
+  bool Stopping = false;
+  Clock::time_point NextPoll = Start;
+  while (!PollRootExit()) {
+    auto Members = Tracker.scan();
+    uint64_t Rss = 0;
+    unsigned Procs = 0;
+    for (const auto &M : Members)
+      if (!M.zombie) {
+        Rss += readRssBytes(Opts.procRoot, M.pid);
+        R.maxVmHwmMB = std::max(
+            R.maxVmHwmMB, double(readVmHwmBytes(Opts.procRoot, M.pid)) / 1e6);
+        ++Procs;
+      }
+    ++R.polls;
+    double RssMB = double(Rss) / 1e6;
+    if (RssMB > R.peakTreeRssMB) {
+      R.peakTreeRssMB = RssMB;
+      R.peakTreeProcs = Procs;
+    }
+    double Elapsed = secondsSince(Start);
+    if (Elapsed > Opts.wallBudgetS) {
+      R.reason = StopReason::WallBudget;
+      Stopping = true;
+    } else if (RssMB > Opts.rssBudgetMB) {
+      R.reason = StopReason::RssBudget;
+      Stopping = true;
+    } else if (Opts.cancel && Opts.cancel->load()) {
+      R.reason = StopReason::Cancelled;
+      Stopping = true;
+    }
+    if (Stopping)
+      break;
+    NextPoll += std::chrono::duration_cast<Clock::duration>(Poll);
+    auto Now = Clock::now();
+    if (NextPoll < Now)
+      NextPoll = Now; // Fell behind (slow /proc walk): don't burst.
+    std::this_thread::sleep_until(NextPoll);
+  }
+
+  // Stop whatever is left: on an overrun the whole tree, after a normal end
+  // any stray descendant (an isolated run must not leave processes behind).
+  auto Alive = [&] {
+    auto Members = Tracker.scan();
+    std::vector<TreeTracker::Member> Live;
+    for (const auto &M : Members)
+      if (!M.zombie)
+        Live.push_back(M);
+    return Live;
+  };
+  Tracker.adoptOrphans();
+  auto Live = Alive();
+  if (RootExited)
+    R.strayProcsKilled = Live.size();
+  if (!Live.empty() || !RootExited) {
+    signalTree(Pid, Live, SIGTERM);
+    Clock::time_point Deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(Opts.killGraceS));
+    while (Clock::now() < Deadline) {
+      PollRootExit();
+      Tracker.reapKnown(Pid);
+      Live = Alive();
+      if (RootExited && Live.empty())
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // Anything left ignores SIGTERM: SIGKILL until the tree is empty.
+    for (int Round = 0; Round < 400; ++Round) {
+      PollRootExit();
+      Tracker.reapKnown(Pid);
+      Live = Alive();
+      if (Live.empty() && RootExited)
+        break;
+      signalTree(Pid, Live, SIGKILL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  int Status = 0;
+  pid_t W;
+  do
+    W = ::wait4(Pid, &Status, 0, nullptr);
+  while (W < 0 && errno == EINTR);
+  if (!RootExited)
+    EndS = secondsSince(Start);
+  Tracker.setRootReaped();
+  Tracker.reapKnown(Pid);
+  --ActiveCount;
+
+  R.wallS = EndS;
+  if (WIFEXITED(Status)) {
+    R.exitCode = WEXITSTATUS(Status);
+  } else if (WIFSIGNALED(Status)) {
+    R.signal = WTERMSIG(Status);
+    R.signalName = signalName(R.signal);
+  }
+  if (!Stopping)
+    R.reason = WIFSIGNALED(Status) ? StopReason::Signal : StopReason::Exit;
+
+  llvm::SmallString<256> RecordPath(Opts.outDir);
+  llvm::sys::path::append(RecordPath, "record.json");
+  nlohmann::json J = toJson(R);
+  if (Error E = llvm::writeToOutput(RecordPath, [&](llvm::raw_ostream &OS) {
+        OS << J.dump(2) << "\n";
+        return Error::success();
+      }))
+    return std::move(E);
+  return R;
+}
+
+nlohmann::json q2::orch::toJson(const MeasureRecord &R) {
+  nlohmann::json J;
+  J["schema"] = "q2.measure/1";
+  J["command"] = R.command;
+  J["cwd"] = R.cwd.empty() ? nlohmann::json(nullptr) : nlohmann::json(R.cwd);
+  nlohmann::json Env = nlohmann::json::object();
+  for (const auto &KV : R.env)
+    Env[KV.first] = KV.second;
+  J["env"] = Env;
+  J["reason"] = stopReasonName(R.reason);
+  J["exit_code"] =
+      R.signal ? nlohmann::json(nullptr) : nlohmann::json(R.exitCode);
+  J["signal"] =
+      R.signal ? nlohmann::json(R.signalName) : nlohmann::json(nullptr);
+  J["wall_s"] = R.wallS;
+  J["peak_tree_rss_mb"] = R.peakTreeRssMB;
+  J["peak_tree_procs"] = R.peakTreeProcs;
+  J["max_vmhwm_mb"] = R.maxVmHwmMB;
+  J["poll_s"] = R.pollS;
+  J["polls"] = R.polls;
+  J["rss_budget_mb"] = R.rssBudgetMB;
+  J["wall_budget_s"] = R.wallBudgetS;
+  J["stray_procs_killed"] = R.strayProcsKilled;
+  J["scope"] = ScopeText;
+  J["limitation"] = LimitationText;
+  J["stdout"] = R.stdoutFile;
+  J["stderr"] = R.stderrFile;
+  return J;
+}
