@@ -1,0 +1,58 @@
+//===- Unroll.cpp - fully unroll constant-trip-count scf.for --------------===//
+#include "q2/Dialect/Quantum/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace q2::quantum {
+#define GEN_PASS_DEF_QUANTUMUNROLL
+#include "q2/Dialect/Quantum/Transforms/Passes.h.inc"
+} // namespace q2::quantum
+
+using namespace mlir;
+
+namespace {
+struct UnrollPass : q2::quantum::impl::QuantumUnrollBase<UnrollPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    // Innermost first (post-order), repeated because unrolling an outer loop
+    // can make inner bounds constant.
+    bool changed = true;
+    bool folded = false;
+    while (changed) {
+      changed = false;
+      SmallVector<scf::ForOp> loops;
+      getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      for (scf::ForOp loop : loops) {
+        std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+        std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+        std::optional<int64_t> st = getConstantIntValue(loop.getStep());
+        if (!lb || !ub || !st || *st <= 0)
+          continue;
+        int64_t trips = *ub > *lb ? (*ub - *lb + *st - 1) / *st : 0;
+        if (trips > maxTripCount) {
+          loop.emitError("quantum-unroll: loop has ")
+              << trips << " iterations, above max-trip-count=" << maxTripCount;
+          return signalPassFailure();
+        }
+        if (failed(loopUnrollFull(loop))) {
+          loop.emitError("quantum-unroll: cannot unroll this loop");
+          return signalPassFailure();
+        }
+        changed = true;
+        folded = false;
+        break; // the walk list is stale now
+      }
+      // Bounds computed from an unrolled induction variable are constants
+      // only once folded: fold (no patterns, just op folders) and retry.
+      if (!changed && !loops.empty() && !folded) {
+        (void)applyPatternsGreedily(getOperation(),
+                                    RewritePatternSet(&getContext()));
+        folded = changed = true;
+      }
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,424 @@
+//===- QPEProgramBuilder.cpp - Hamiltonian -> stage-0 QPE program ---------===//
+//
+// Layout: system qubits 0..n_sys-1, estimation wire k = qubit n_sys + k.
+// Estimation wire k controls U^(2^k), U = exp(-i (H - shift) t); the
+// inverse QFT then leaves wire k holding bit (n_est-1-k) of the phase
+// integer m, so `probs reg %r[n_sys, n_est]` (first qubit = MSB) indexes m.
+//
+// Angles: term j with coefficient c_j contributes exp(-i c_j dt P_j) =
+// pauli_rot(theta = 2 c_j dt); the identity term plus the energy shift is a
+// phase on the control, PhaseShift(-(c_0 - shift) dt). Both are computed in
+// TOSA as angles = coeffs * scale + offset for dt0 = base_time / n_trotter,
+// and scaled by 2^k inside the loop when power = time.
+//
+//===----------------------------------------------------------------------===//
+#include "q2/QPE/QPEProgram.h"
+
+#include "q2/Dialect/Quantum/IR/QuantumOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace q2;
+using namespace q2::qpe;
+using hamiltonian::PauliTerm;
+
+llvm::StringRef q2::qpe::toString(Mode m) {
+  return m == Mode::Fixed ? "fixed" : "dynamic";
+}
+llvm::StringRef q2::qpe::toString(Power p) {
+  return p == Power::Time ? "time" : "repeat";
+}
+
+namespace {
+bool isIdentity(llvm::StringRef word) {
+  return word.find_first_not_of('I') == llvm::StringRef::npos;
+}
+
+class ProgramBuilder {
+public:
+  ProgramBuilder(MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
+                 const hamiltonian::QPEParameters &p, const QPEOptions &o)
+      : b(&ctx), loc(b.getUnknownLoc()), h(h), p(p), o(o),
+        nSys(h.numQubits), nEst(p.nEst), terms(h.terms) {
+    // The identity slot always exists: it carries the energy shift.
+    if (llvm::none_of(terms, [](const PauliTerm &t) { return isIdentity(t.word); }))
+      terms.push_back({std::string(nSys, 'I'), 0.0});
+  }
+
+  OwningOpRef<ModuleOp> build();
+
+private:
+  Type bitTy() { return b.getType<quantum::BitType>(); }
+  Type regTy() { return b.getType<quantum::RegType>(); }
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value i64(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  }
+  Value f64(double v) {
+    return arith::ConstantFloatOp::create(b, loc, b.getF64Type(),
+                                          llvm::APFloat(v));
+  }
+  Value tosaConst(ArrayRef<double> values) {
+    auto ty = RankedTensorType::get({int64_t(values.size())}, b.getF64Type());
+    return tosa::ConstOp::create(b, loc, ty,
+                                 DenseElementsAttr::get(ty, values));
+  }
+  Value extract(Value reg, Value index) {
+    return quantum::ExtractOp::create(b, loc, bitTy(), reg, index, nullptr);
+  }
+  Value extract(Value reg, int64_t index) {
+    return quantum::ExtractOp::create(b, loc, bitTy(), reg, Value(),
+                                      b.getI64IntegerAttr(index));
+  }
+  Value insert(Value reg, Value index, Value q) {
+    return quantum::InsertOp::create(b, loc, regTy(), reg, index, nullptr, q);
+  }
+  Value insert(Value reg, int64_t index, Value q) {
+    return quantum::InsertOp::create(b, loc, regTy(), reg, Value(),
+                                     b.getI64IntegerAttr(index), q);
+  }
+  /// Named gate on one target with optional single control.
+  std::pair<Value, Value> gate(StringRef name, ValueRange params, Value target,
+                               Value ctrl = Value()) {
+    SmallVector<Value> ctrls;
+    if (ctrl)
+      ctrls.push_back(ctrl);
+    auto op = quantum::CustomOp::create(
+        b, loc, TypeRange{bitTy()}, TypeRange(ValueRange(ctrls)),
+        b.getStringAttr(name), params, ValueRange{target}, ctrls, false);
+    return {op.getOutQubits()[0], ctrl ? op.getOutCtrlQubits()[0] : Value()};
+  }
+
+  void emitAngles(Value coeffs);
+  void emitTerm(unsigned j, Value table, Value factor, Value &ctrl,
+                SmallVectorImpl<Value> &sys);
+  void emitTrotterStep(Value factor, Value &ctrl, SmallVectorImpl<Value> &sys);
+  Value emitEvolutionRolled(Value reg);
+  Value emitEvolutionUnrolled(Value reg);
+  Value emitInverseQFTRolled(Value reg);
+  Value emitInverseQFTUnrolled(Value reg);
+  DictionaryAttr metadata();
+
+  OpBuilder b;
+  Location loc;
+  const hamiltonian::QubitHamiltonian &h;
+  const hamiltonian::QPEParameters &p;
+  const QPEOptions &o;
+  unsigned nSys, nEst;
+  std::vector<PauliTerm> terms;
+  Value angles, halfAngles; // tensor<N x f64>
+};
+} // namespace
+
+void ProgramBuilder::emitAngles(Value coeffs) {
+  double dt0 = p.baseTime / o.nTrotter;
+  SmallVector<double> scale, offset;
+  for (const PauliTerm &t : terms) {
+    bool id = isIdentity(t.word);
+    scale.push_back(id ? -dt0 : 2.0 * dt0);
+    offset.push_back(id ? p.energyShift * dt0 : 0.0);
+  }
+  auto ty = cast<RankedTensorType>(coeffs.getType());
+  auto shiftTy = RankedTensorType::get({1}, b.getI8Type());
+  Value zeroShift = tosa::ConstOp::create(
+      b, loc, shiftTy, DenseElementsAttr::get(shiftTy, b.getI8IntegerAttr(0)));
+  Value scaled =
+      tosa::MulOp::create(b, loc, ty, coeffs, tosaConst(scale), zeroShift);
+  angles = tosa::AddOp::create(b, loc, ty, scaled, tosaConst(offset));
+  if (o.order == 2) {
+    SmallVector<double> halves(terms.size(), 0.5);
+    halfAngles =
+        tosa::MulOp::create(b, loc, ty, angles, tosaConst(halves), zeroShift);
+  }
+}
+
+void ProgramBuilder::emitTerm(unsigned j, Value table, Value factor,
+                              Value &ctrl, SmallVectorImpl<Value> &sys) {
+  Value a = tensor::ExtractOp::create(b, loc, table, ValueRange{idx(j)});
+  if (factor)
+    a = arith::MulFOp::create(b, loc, a, factor);
+  StringRef word = terms[j].word;
+  if (isIdentity(word)) {
+    ctrl = gate("PhaseShift", a, ctrl).first;
+    return;
+  }
+  std::string reduced;
+  SmallVector<Value> targets;
+  SmallVector<unsigned> wires;
+  for (unsigned q = 0; q < word.size(); ++q)
+    if (word[q] != 'I') {
+      reduced.push_back(word[q]);
+      targets.push_back(sys[q]);
+      wires.push_back(q);
+    }
+  SmallVector<Type> types(targets.size(), bitTy());
+  auto rot = quantum::PauliRotOp::create(
+      b, loc, types, TypeRange{bitTy()}, b.getStringAttr(reduced), a, targets,
+      ValueRange{ctrl}, false);
+  for (auto [i, q] : llvm::enumerate(wires))
+    sys[q] = rot.getOutQubits()[i];
+  ctrl = rot.getOutCtrlQubits()[0];
+}
+
+void ProgramBuilder::emitTrotterStep(Value factor, Value &ctrl,
+                                     SmallVectorImpl<Value> &sys) {
+  unsigned n = terms.size();
+  if (o.order == 1) {
+    for (unsigned j = 0; j < n; ++j)
+      emitTerm(j, angles, factor, ctrl, sys);
+    return;
+  }
+  // Symmetric (Strang) splitting; the middle term's two halves are fused.
+  for (unsigned j = 0; j + 1 < n; ++j)
+    emitTerm(j, halfAngles, factor, ctrl, sys);
+  emitTerm(n - 1, angles, factor, ctrl, sys);
+  for (unsigned j = n - 1; j-- > 0;)
+    emitTerm(j, halfAngles, factor, ctrl, sys);
+}
+
+Value ProgramBuilder::emitEvolutionRolled(Value reg0) {
+  Value c0 = idx(0), c1 = idx(1);
+  auto kLoop = scf::ForOp::create(b, loc, c0, idx(nEst), c1, ValueRange{reg0});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value k = kLoop.getInductionVar();
+  Value reg = kLoop.getRegionIterArgs()[0];
+  Value k64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), k);
+  Value wire = arith::AddIOp::create(b, loc, k64, i64(nSys));
+  Value ctrl = gate("H", {}, extract(reg, wire)).first;
+  SmallVector<Value> sys;
+  for (unsigned q = 0; q < nSys; ++q)
+    sys.push_back(extract(reg, q));
+
+  Value pow2k = arith::ShLIOp::create(b, loc, i64(1), k64);
+  Value factor, steps;
+  if (o.power == Power::Time) {
+    factor = arith::SIToFPOp::create(b, loc, b.getF64Type(), pow2k);
+    steps = idx(o.nTrotter);
+  } else {
+    Value n = arith::MulIOp::create(b, loc, pow2k, i64(o.nTrotter));
+    steps = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+  }
+  SmallVector<Value> inits{ctrl};
+  inits.append(sys);
+  auto sLoop = scf::ForOp::create(b, loc, c0, steps, c1, inits);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(sLoop.getBody());
+    ValueRange args = sLoop.getRegionIterArgs();
+    Value c = args[0];
+    SmallVector<Value> qs(args.drop_front());
+    emitTrotterStep(factor, c, qs);
+    SmallVector<Value> yields{c};
+    yields.append(qs);
+    scf::YieldOp::create(b, loc, yields);
+  }
+  Value r = reg;
+  for (unsigned q = 0; q < nSys; ++q)
+    r = insert(r, q, sLoop.getResult(1 + q));
+  r = insert(r, wire, sLoop.getResult(0));
+  scf::YieldOp::create(b, loc, r);
+  return kLoop.getResult(0);
+}
+
+Value ProgramBuilder::emitEvolutionUnrolled(Value reg) {
+  SmallVector<Value> sys;
+  for (unsigned q = 0; q < nSys; ++q)
+    sys.push_back(extract(reg, q));
+  for (unsigned k = 0; k < nEst; ++k) {
+    Value ctrl = gate("H", {}, extract(reg, nSys + k)).first;
+    Value factor;
+    uint64_t steps = o.nTrotter;
+    if (o.power == Power::Time)
+      factor = k ? f64(std::ldexp(1.0, k)) : Value();
+    else
+      steps = uint64_t(o.nTrotter) << k;
+    for (uint64_t s = 0; s < steps; ++s)
+      emitTrotterStep(factor, ctrl, sys);
+    reg = insert(reg, nSys + k, ctrl);
+  }
+  for (unsigned q = 0; q < nSys; ++q)
+    reg = insert(reg, q, sys[q]);
+  return reg;
+}
+
+// Wire j (from n_est-1 down to 0) first loses the phases of the bits already
+// found on wires m > j, PhaseShift(-pi / 2^(m-j)) controlled by wire m, then
+// an H reads its bit.
+Value ProgramBuilder::emitInverseQFTRolled(Value reg0) {
+  Value c0 = idx(0), c1 = idx(1), cN = idx(nEst);
+  auto jLoop = scf::ForOp::create(b, loc, c0, cN, c1, ValueRange{reg0});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(jLoop.getBody());
+  Value jj = jLoop.getInductionVar();
+  Value j = arith::SubIOp::create(b, loc, idx(nEst - 1), jj);
+  Value jp1 = arith::AddIOp::create(b, loc, j, c1);
+  Value j64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), j);
+  Value wireJ = arith::AddIOp::create(b, loc, j64, i64(nSys));
+  auto mLoop = scf::ForOp::create(b, loc, jp1, cN, c1,
+                                  ValueRange{jLoop.getRegionIterArgs()[0]});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(mLoop.getBody());
+    Value rr = mLoop.getRegionIterArgs()[0];
+    Value m64 = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                           mLoop.getInductionVar());
+    Value wireM = arith::AddIOp::create(b, loc, m64, i64(nSys));
+    Value d = arith::SubIOp::create(b, loc, m64, j64);
+    Value p2 = arith::SIToFPOp::create(
+        b, loc, b.getF64Type(), arith::ShLIOp::create(b, loc, i64(1), d));
+    Value angle = arith::DivFOp::create(b, loc, f64(-M_PI), p2);
+    auto [t, c] = gate("PhaseShift", angle, extract(rr, wireJ),
+                       extract(rr, wireM));
+    rr = insert(insert(rr, wireJ, t), wireM, c);
+    scf::YieldOp::create(b, loc, rr);
+  }
+  Value r = mLoop.getResult(0);
+  r = insert(r, wireJ, gate("H", {}, extract(r, wireJ)).first);
+  scf::YieldOp::create(b, loc, r);
+  return jLoop.getResult(0);
+}
+
+Value ProgramBuilder::emitInverseQFTUnrolled(Value reg) {
+  SmallVector<Value> w;
+  for (unsigned k = 0; k < nEst; ++k)
+    w.push_back(extract(reg, nSys + k));
+  for (int j = int(nEst) - 1; j >= 0; --j) {
+    for (unsigned m = j + 1; m < nEst; ++m) {
+      auto [t, c] = gate("PhaseShift", f64(-M_PI / std::ldexp(1.0, m - j)),
+                         w[j], w[m]);
+      w[j] = t;
+      w[m] = c;
+    }
+    w[j] = gate("H", {}, w[j]).first;
+  }
+  for (unsigned k = 0; k < nEst; ++k)
+    reg = insert(reg, nSys + k, w[k]);
+  return reg;
+}
+
+DictionaryAttr ProgramBuilder::metadata() {
+  SmallVector<Attribute> words;
+  SmallVector<double> coeffs;
+  for (const PauliTerm &t : terms) {
+    words.push_back(b.getStringAttr(t.word));
+    coeffs.push_back(t.coeff);
+  }
+  NamedAttrList attrs;
+  attrs.append("molecule", b.getStringAttr(h.name));
+  attrs.append("n_system", b.getI64IntegerAttr(nSys));
+  attrs.append("n_est", b.getI64IntegerAttr(nEst));
+  attrs.append("n_trotter", b.getI64IntegerAttr(o.nTrotter));
+  attrs.append("n_terms", b.getI64IntegerAttr(terms.size()));
+  attrs.append("order", b.getI64IntegerAttr(o.order));
+  attrs.append("mode", b.getStringAttr(toString(o.mode)));
+  attrs.append("power", b.getStringAttr(toString(o.power)));
+  attrs.append("unroll", b.getBoolAttr(o.unroll));
+  attrs.append("base_time", b.getF64FloatAttr(p.baseTime));
+  attrs.append("energy_shift", b.getF64FloatAttr(p.energyShift));
+  attrs.append("resolution", b.getF64FloatAttr(p.resolution));
+  attrs.append("words", b.getArrayAttr(words));
+  attrs.append("default_coeffs", b.getDenseF64ArrayAttr(coeffs));
+  return attrs.getDictionary(b.getContext());
+}
+
+OwningOpRef<ModuleOp> ProgramBuilder::build() {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  (*module)->setAttr(kMetadataAttrName, metadata());
+  b.setInsertionPointToEnd(module->getBody());
+
+  auto coeffTy = RankedTensorType::get({int64_t(terms.size())}, b.getF64Type());
+  auto probsTy = RankedTensorType::get({int64_t(1) << nEst}, b.getF64Type());
+  SmallVector<Type> inputs;
+  if (o.mode == Mode::Dynamic)
+    inputs.push_back(coeffTy);
+  auto fn = func::FuncOp::create(b, loc, kEntryName,
+                                 b.getFunctionType(inputs, {probsTy}));
+  fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+
+  Value coeffs;
+  if (o.mode == Mode::Dynamic) {
+    coeffs = entry->getArgument(0);
+  } else {
+    SmallVector<double> c;
+    for (const PauliTerm &t : terms)
+      c.push_back(t.coeff);
+    coeffs = tosaConst(c);
+  }
+  emitAngles(coeffs);
+
+  Value reg = quantum::AllocOp::create(b, loc, regTy(), nSys + nEst);
+  for (unsigned q = 0; q < h.hfOccupation.size() && q < nSys; ++q)
+    if (h.hfOccupation[q])
+      reg = insert(reg, q, gate("X", {}, extract(reg, q)).first);
+
+  if (o.unroll) {
+    reg = emitEvolutionUnrolled(reg);
+    reg = emitInverseQFTUnrolled(reg);
+  } else {
+    reg = emitEvolutionRolled(reg);
+    reg = emitInverseQFTRolled(reg);
+  }
+  Value probs = quantum::ProbsOp::create(
+      b, loc, probsTy, ValueRange{}, reg, b.getI64IntegerAttr(nSys),
+      b.getI64IntegerAttr(nEst), Value()).getProbabilities();
+  quantum::DeallocOp::create(b, loc, reg);
+  func::ReturnOp::create(b, loc, probs);
+  return module;
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+q2::qpe::buildQPEProgram(MLIRContext &ctx,
+                         const hamiltonian::QubitHamiltonian &h,
+                         const hamiltonian::QPEParameters &params,
+                         const QPEOptions &options) {
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  if (h.numQubits == 0 || h.terms.empty())
+    return fail("the Hamiltonian has no qubits or no terms");
+  if (params.nEst < 1 || params.nEst > hamiltonian::kMaxEstimationQubits)
+    return fail(llvm::formatv("n_est must be in [1, {0}], got {1}",
+                              hamiltonian::kMaxEstimationQubits, params.nEst));
+  if (options.nTrotter < 1)
+    return fail("n_trotter must be >= 1");
+  if (options.order != 1 && options.order != 2)
+    return fail(llvm::formatv("Trotter order must be 1 or 2, got {0}",
+                              options.order));
+  unsigned total = h.numQubits + params.nEst;
+  if (total > hamiltonian::kMaxQubits)
+    return fail(llvm::formatv("{0} system + {1} estimation qubits = {2} "
+                              "qubits, above the limit of {3}",
+                              h.numQubits, params.nEst, total,
+                              hamiltonian::kMaxQubits));
+  if (options.unroll && options.power == Power::Repeat &&
+      params.nEst > 20)
+    return fail(llvm::formatv("--unroll with --power repeat and n_est = {0} "
+                              "would emit 2^{0} Trotter steps; use n_est <= 20",
+                              params.nEst));
+  for (const PauliTerm &t : h.terms)
+    if (t.word.size() != h.numQubits)
+      return fail("Pauli word '" + t.word + "' does not have " +
+                  llvm::Twine(h.numQubits) + " letters");
+  ctx.loadDialect<arith::ArithDialect, func::FuncDialect, scf::SCFDialect,
+                  tensor::TensorDialect, tosa::TosaDialect,
+                  quantum::QuantumDialect>();
+  ProgramBuilder builder(ctx, h, params, options);
+  OwningOpRef<ModuleOp> module = builder.build();
+  if (failed(verify(*module)))
+    return fail("internal error: the generated QPE program does not verify");
+  return std::move(module);
+}
