@@ -38,7 +38,8 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
   case Stage::HLOLowering:
     return "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
            "tosa-to-tensor),linalg-generalize-named-ops,"
-           "linalg-fuse-elementwise-ops,canonicalize,cse";
+           "linalg-fuse-elementwise-ops,q2-scalarize-elementwise-extract,"
+           "canonicalize,cse";
   case Stage::QuantumLowering: {
     std::string text = llvm::formatv(
         "func.func(quantum-lower-ctrl-adj,"

@@ -72,4 +72,16 @@ def QuantumUnroll : Pass<"quantum-unroll"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def ScalarizeElementwiseExtract : Pass<"q2-scalarize-elementwise-extract"> {
+  let summary = "Compute extracted elements of elementwise linalg ops as scalars";
+  let description = [{
+    `tensor.extract %r[%i]` of a 1-D, all-parallel `linalg.generic` with
+    identity maps becomes the generic's body applied to the extracted input
+    elements. The QPE angle of a term is then computed next to the gate
+    that uses it (no temporary angle tensors, no buffers, and short live
+    ranges in the generated code). Generics left without users vanish.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 #endif // Q2_QUANTUM_PASSES
