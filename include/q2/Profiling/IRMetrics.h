@@ -1,0 +1,92 @@
+//===- IRMetrics.h - Size of IR in bytes, lines and operations --*- C++ -*-===//
+//
+// IR size as a user sees it: the bytes and lines of its textual form, counted
+// by printing into a stream that only counts (no string is materialized), and
+// the number of operations (instructions for LLVM IR) with a histogram by
+// dialect (opcode for LLVM IR). Object code is measured as a byte buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef Q2_PROFILING_IRMETRICS_H
+#define Q2_PROFILING_IRMETRICS_H
+
+#include "mlir/IR/OperationSupport.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace mlir {
+class Operation;
+} // namespace mlir
+
+namespace q2::profiling {
+
+/// A raw_ostream that discards its data and counts bytes and '\n's. Its
+/// counts equal the size / `wc -l` of a file the same writes would produce.
+class CountingOStream : public llvm::raw_ostream {
+public:
+  CountingOStream();
+  ~CountingOStream() override;
+  /// Totals so far (flushes the internal buffer first).
+  uint64_t bytes();
+  uint64_t lines();
+
+private:
+  void write_impl(const char *ptr, size_t size) override;
+  uint64_t current_pos() const override { return nBytes; }
+  uint64_t nBytes = 0;
+  uint64_t nLines = 0;
+};
+
+struct IRMetrics {
+  std::string kind;   ///< "mlir", "llvm-ir" or "object"
+  uint64_t bytes = 0; ///< bytes of the printed form (file size)
+  uint64_t lines = 0; ///< '\n' characters (what `wc -l` reports)
+  uint64_t ops = 0;   ///< operations incl. the root / LLVM instructions
+  /// MLIR: ops per dialect namespace; LLVM IR: instructions per opcode.
+  std::map<std::string, uint64_t> histogram;
+  nlohmann::json toJSON() const;
+};
+
+struct IRMetricsOptions {
+  /// Must match the flags used when the IR is written to a file for the byte
+  /// counts to agree with that file.
+  mlir::OpPrintingFlags flags;
+  /// mlir-opt (and `--ir-dir`) ends the file with '\n' after the op.
+  bool trailingNewline = true;
+  /// Count ops / build the histogram (a walk, cheap next to printing).
+  bool countOps = true;
+  /// Print at all; off gives only op counts (for cheap per-pass metrics).
+  bool print = true;
+};
+
+/// Metrics of `op` as `op->print(os, flags)` (+ '\n') would write it.
+IRMetrics measureIR(mlir::Operation *op, const IRMetricsOptions &options = {});
+
+/// Metrics of `module` as `module.print(os, nullptr)` writes it (what
+/// `os << module` and llvm-dis produce).
+IRMetrics measureIR(const llvm::Module &module, bool countOps = true);
+
+/// Metrics of an in-memory buffer (e.g. object code): bytes and '\n' count.
+IRMetrics measureBuffer(llvm::StringRef data, llvm::StringRef kind = "object");
+
+/// Metrics of a file on disk; kind given by the caller.
+llvm::Expected<IRMetrics> measureFile(llvm::StringRef path,
+                                      llvm::StringRef kind = "object");
+
+inline void to_json(nlohmann::json &j, const IRMetrics &v) { j = v.toJSON(); }
+
+} // namespace q2::profiling
+
+#endif // Q2_PROFILING_IRMETRICS_H

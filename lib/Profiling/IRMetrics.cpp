@@ -1,0 +1,117 @@
+//===- IRMetrics.cpp - Size of IR in bytes, lines and operations ----------===//
+
+#include "q2/Profiling/IRMetrics.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/Instruction.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+
+using namespace q2::profiling;
+
+CountingOStream::CountingOStream() {
+  // A large buffer batches the printer's many tiny writes into few
+  // write_impl calls.
+  SetBufferSize(1 << 16);
+}
+
+CountingOStream::~CountingOStream() { flush(); }
+
+void CountingOStream::write_impl(const char *ptr, size_t size) {
+  nBytes += size;
+  nLines += uint64_t(std::count(ptr, ptr + size, '\n'));
+}
+
+uint64_t CountingOStream::bytes() {
+  flush();
+  return nBytes;
+}
+
+uint64_t CountingOStream::lines() {
+  flush();
+  return nLines;
+}
+
+nlohmann::json IRMetrics::toJSON() const {
+  nlohmann::json j = {{"kind", kind}, {"bytes", bytes}, {"lines", lines}};
+  if (kind != "object") {
+    j["ops"] = ops;
+    nlohmann::json h = nlohmann::json::object();
+    for (const auto &[k, v] : histogram)
+      h[k] = v;
+    j["histogram"] = std::move(h);
+  }
+  return j;
+}
+
+IRMetrics q2::profiling::measureIR(mlir::Operation *op,
+                                   const IRMetricsOptions &options) {
+  IRMetrics m;
+  m.kind = "mlir";
+  if (options.print) {
+    CountingOStream os;
+    op->print(os, options.flags);
+    if (options.trailingNewline)
+      os << '\n';
+    m.bytes = os.bytes();
+    m.lines = os.lines();
+  }
+  if (options.countOps) {
+    // Histogram keyed by interned dialect name first, strings at the end.
+    llvm::StringMap<uint64_t> perDialect;
+    op->walk([&](mlir::Operation *nested) {
+      ++m.ops;
+      ++perDialect[nested->getName().getDialectNamespace()];
+    });
+    for (const auto &entry : perDialect)
+      m.histogram[entry.getKey().empty() ? std::string("(unregistered)")
+                                         : entry.getKey().str()] =
+          entry.getValue();
+  }
+  return m;
+}
+
+IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps) {
+  IRMetrics m;
+  m.kind = "llvm-ir";
+  {
+    CountingOStream os;
+    module.print(os, nullptr);
+    m.bytes = os.bytes();
+    m.lines = os.lines();
+  }
+  if (countOps) {
+    std::map<unsigned, uint64_t> perOpcode;
+    for (const llvm::Function &f : module)
+      for (const llvm::BasicBlock &bb : f)
+        for (const llvm::Instruction &inst : bb) {
+          ++m.ops;
+          ++perOpcode[inst.getOpcode()];
+        }
+    for (const auto &[opcode, n] : perOpcode)
+      m.histogram[llvm::Instruction::getOpcodeName(opcode)] = n;
+  }
+  return m;
+}
+
+IRMetrics q2::profiling::measureBuffer(llvm::StringRef data,
+                                       llvm::StringRef kind) {
+  IRMetrics m;
+  m.kind = kind.str();
+  m.bytes = data.size();
+  m.lines = uint64_t(std::count(data.begin(), data.end(), '\n'));
+  return m;
+}
+
+llvm::Expected<IRMetrics> q2::profiling::measureFile(llvm::StringRef path,
+                                                     llvm::StringRef kind) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return llvm::createStringError(buf.getError(),
+                                   path + ": " + buf.getError().message());
+  return measureBuffer((*buf)->getBuffer(), kind);
+}

@@ -1,0 +1,336 @@
+//===- Memory.cpp - Memory layers of a process ----------------------------===//
+
+#include "q2/Profiling/Memory.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace q2::profiling;
+
+namespace {
+
+double clockSeconds(clockid_t id) {
+  timespec ts;
+  clock_gettime(id, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+double epochValue() {
+  static const double epoch = clockSeconds(CLOCK_MONOTONIC);
+  return epoch;
+}
+
+// Fix the epoch at load time so "elapsed" means "since the process started
+// using the profiler", not "since the first snapshot".
+[[maybe_unused]] const double epochInit = epochValue();
+
+std::string procPath(pid_t pid, llvm::StringRef file) {
+  if (pid == 0)
+    return ("/proc/self/" + file).str();
+  return "/proc/" + std::to_string(pid) + "/" + file.str();
+}
+
+// /proc files report size 0, so read until EOF rather than stat-and-read.
+llvm::Expected<std::string> readProcFile(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return llvm::createStringError(
+        std::error_code(errno, std::generic_category()),
+        path + ": " + std::strerror(errno));
+  std::string out;
+  char buf[4096];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      int err = errno;
+      ::close(fd);
+      return llvm::createStringError(
+          std::error_code(err, std::generic_category()),
+          path + ": " + std::strerror(err));
+    }
+    if (n == 0)
+      break;
+    out.append(buf, size_t(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+// Parses "Key:   1234 kB" lines into key -> bytes; calls `fn` for each.
+template <typename Fn> void forEachKBLine(llvm::StringRef text, Fn fn) {
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    auto [key, value] = line.split(':');
+    if (value.empty())
+      continue;
+    value = value.trim();
+    bool kB = value.consume_back("kB");
+    value = value.trim();
+    uint64_t n;
+    if (value.getAsInteger(10, n))
+      continue; // not numeric (Name:, State:, ranges ...)
+    if (!kB)
+      continue; // counts like Threads: are not sizes
+    fn(key.trim(), n * 1024);
+  }
+}
+
+} // namespace
+
+double q2::profiling::elapsedSeconds() {
+  return clockSeconds(CLOCK_MONOTONIC) - epochValue();
+}
+double q2::profiling::epochMonotonicSeconds() { return epochValue(); }
+double q2::profiling::processCPUSeconds() {
+  return clockSeconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+double q2::profiling::threadCPUSeconds() {
+  return clockSeconds(CLOCK_THREAD_CPUTIME_ID);
+}
+
+llvm::Expected<ProcStatus> q2::profiling::readProcStatus(pid_t pid) {
+  auto text = readProcFile(procPath(pid, "status"));
+  if (!text)
+    return text.takeError();
+  ProcStatus s;
+  bool sawRSS = false;
+  forEachKBLine(*text, [&](llvm::StringRef key, uint64_t bytes) {
+    if (key == "VmRSS") {
+      s.vmRSS = bytes;
+      sawRSS = true;
+    } else if (key == "VmHWM")
+      s.vmHWM = bytes;
+    else if (key == "VmPeak")
+      s.vmPeak = bytes;
+    else if (key == "VmSize")
+      s.vmSize = bytes;
+    else if (key == "RssAnon")
+      s.rssAnon = bytes;
+    else if (key == "RssFile")
+      s.rssFile = bytes;
+  });
+  // Zombies and kernel threads have no Vm* lines; say so rather than
+  // reporting a zero-byte process.
+  if (!sawRSS)
+    return llvm::createStringError(procPath(pid, "status") +
+                                   ": no VmRSS (process exited or has no mm)");
+  return s;
+}
+
+llvm::Expected<uint64_t> q2::profiling::readCurrentRSS(pid_t pid) {
+  auto text = readProcFile(procPath(pid, "statm"));
+  if (!text)
+    return text.takeError();
+  // "size resident shared text lib data dt", in pages.
+  llvm::SmallVector<llvm::StringRef, 8> fields;
+  llvm::StringRef(*text).trim().split(fields, ' ', -1, false);
+  uint64_t pages;
+  if (fields.size() < 2 || fields[1].getAsInteger(10, pages))
+    return llvm::createStringError(procPath(pid, "statm") +
+                                   ": unexpected format");
+  static const uint64_t pageSize = uint64_t(sysconf(_SC_PAGESIZE));
+  return pages * pageSize;
+}
+
+RSSReader::RSSReader(pid_t pid) : pid(pid) {
+  std::string path = procPath(pid, "statm");
+  fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    openErrno = errno;
+}
+
+RSSReader::~RSSReader() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
+llvm::Expected<uint64_t> RSSReader::read() const {
+  std::string path = procPath(pid, "statm");
+  if (fd < 0)
+    return llvm::createStringError(
+        std::error_code(openErrno, std::generic_category()),
+        path + ": " + std::strerror(openErrno));
+  char buf[256];
+  ssize_t n;
+  do
+    n = ::pread(fd, buf, sizeof(buf) - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return llvm::createStringError(
+        std::error_code(errno, std::generic_category()),
+        path + ": " + std::strerror(errno));
+  if (n == 0)
+    return llvm::createStringError(path + ": empty (process exited)");
+  buf[n] = 0;
+  unsigned long long sizePages = 0, residentPages = 0;
+  if (std::sscanf(buf, "%llu %llu", &sizePages, &residentPages) != 2)
+    return llvm::createStringError(path + ": unexpected format");
+  static const uint64_t pageSize = uint64_t(sysconf(_SC_PAGESIZE));
+  return uint64_t(residentPages) * pageSize;
+}
+
+llvm::Expected<SmapsRollup> q2::profiling::readSmapsRollup(pid_t pid) {
+  auto text = readProcFile(procPath(pid, "smaps_rollup"));
+  if (!text)
+    return text.takeError();
+  SmapsRollup out;
+  forEachKBLine(*text, [&](llvm::StringRef key, uint64_t bytes) {
+    out[key.str()] = bytes;
+  });
+  if (out.empty())
+    return llvm::createStringError(procPath(pid, "smaps_rollup") +
+                                   ": no entries (process exited?)");
+  return out;
+}
+
+RUsage q2::profiling::readRUsage() {
+  RUsage r;
+  rusage ru{};
+  // ru_maxrss is in kilobytes on Linux.
+  if (getrusage(RUSAGE_SELF, &ru) == 0) {
+    r.maxRSSSelf = uint64_t(ru.ru_maxrss) * 1024;
+    r.userS = double(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec * 1e-6;
+    r.systemS = double(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec * 1e-6;
+  }
+  if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+    r.maxRSSChildren = uint64_t(ru.ru_maxrss) * 1024;
+  return r;
+}
+
+HeapInfo q2::profiling::readHeap() {
+  struct mallinfo2 mi = mallinfo2();
+  HeapInfo h;
+  h.arenaInUse = mi.uordblks;
+  h.mmapped = mi.hblkhd;
+  h.arenaFree = mi.fordblks;
+  h.inUse = h.arenaInUse + h.mmapped;
+  return h;
+}
+
+// CPU seconds of another process from /proc/<pid>/stat (utime + stime).
+static std::optional<double> readOtherCPU(pid_t pid) {
+  auto text = readProcFile(procPath(pid, "stat"));
+  if (!text) {
+    llvm::consumeError(text.takeError());
+    return std::nullopt;
+  }
+  // comm (field 2) may contain spaces and parentheses: skip past the last ')'.
+  llvm::StringRef s(*text);
+  size_t close = s.rfind(')');
+  if (close == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef, 64> fields;
+  s.drop_front(close + 1).trim().split(fields, ' ', -1, false);
+  // fields[0] is field 3 (state); utime is field 14, stime field 15.
+  uint64_t ut, st;
+  if (fields.size() < 13 || fields[11].getAsInteger(10, ut) ||
+      fields[12].getAsInteger(10, st))
+    return std::nullopt;
+  static const double tick = double(sysconf(_SC_CLK_TCK));
+  return double(ut + st) / tick;
+}
+
+llvm::Expected<MemorySnapshot>
+q2::profiling::takeSnapshot(llvm::StringRef label, pid_t pid, bool withSmaps) {
+  MemorySnapshot snap;
+  snap.label = label.str();
+  snap.self = pid == 0 || pid == getpid();
+  snap.pid = snap.self ? int(getpid()) : int(pid);
+  snap.elapsedS = elapsedSeconds();
+  snap.unixTimeS = clockSeconds(CLOCK_REALTIME);
+  auto status = readProcStatus(snap.self ? 0 : pid);
+  if (!status)
+    return status.takeError();
+  snap.status = *status;
+  if (snap.self) {
+    snap.cpuS = processCPUSeconds();
+    snap.rusage = readRUsage();
+    snap.heap = readHeap();
+  } else if (auto cpu = readOtherCPU(pid)) {
+    snap.cpuS = *cpu;
+  }
+  if (withSmaps) {
+    auto smaps = readSmapsRollup(snap.self ? 0 : pid);
+    if (!smaps)
+      return smaps.takeError();
+    snap.smaps = std::move(*smaps);
+  }
+  return snap;
+}
+
+bool q2::profiling::resetPeakRSS(pid_t pid, std::string *whyNot) {
+  std::string path = procPath(pid, "clear_refs");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (whyNot)
+      *whyNot = path + ": " + std::strerror(errno);
+    return false;
+  }
+  ssize_t n;
+  do
+    n = ::write(fd, "5", 1);
+  while (n < 0 && errno == EINTR);
+  int err = errno;
+  ::close(fd);
+  if (n != 1) {
+    if (whyNot)
+      *whyNot = path + ": write refused: " + std::strerror(err);
+    return false;
+  }
+  return true;
+}
+
+nlohmann::json q2::profiling::toJSON(const SmapsRollup &smaps) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto &[k, v] : smaps)
+    j[k] = v;
+  return j;
+}
+
+nlohmann::json ProcStatus::toJSON() const {
+  return {{"vm_rss_bytes", vmRSS},     {"vm_hwm_bytes", vmHWM},
+          {"vm_peak_bytes", vmPeak},   {"vm_size_bytes", vmSize},
+          {"rss_anon_bytes", rssAnon}, {"rss_file_bytes", rssFile}};
+}
+
+nlohmann::json RUsage::toJSON() const {
+  return {{"ru_maxrss_self_bytes", maxRSSSelf},
+          {"ru_maxrss_children_bytes", maxRSSChildren},
+          {"user_s", userS},
+          {"system_s", systemS}};
+}
+
+nlohmann::json HeapInfo::toJSON() const {
+  return {{"heap_in_use_bytes", inUse},
+          {"arena_in_use_bytes", arenaInUse},
+          {"mmapped_bytes", mmapped},
+          {"arena_free_bytes", arenaFree}};
+}
+
+nlohmann::json MemorySnapshot::toJSON() const {
+  nlohmann::json j = {{"label", label},
+                      {"pid", pid},
+                      {"self", self},
+                      {"elapsed_s", elapsedS},
+                      {"unix_time_s", unixTimeS},
+                      {"cpu_s", cpuS},
+                      {"status", status.toJSON()}};
+  if (self) {
+    j["rusage"] = rusage.toJSON();
+    j["heap"] = heap.toJSON();
+  }
+  if (smaps)
+    j["smaps_rollup"] = q2::profiling::toJSON(*smaps);
+  return j;
+}

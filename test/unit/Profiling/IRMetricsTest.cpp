@@ -1,0 +1,187 @@
+//===- IRMetricsTest.cpp - Counting stream and IR metrics -----------------===//
+
+#include "q2/Profiling/IRMetrics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace q2::profiling;
+
+namespace {
+
+const char *kModule = R"mlir(
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %0 = arith.addi %a, %b : i32
+  %1 = arith.muli %0, %b : i32
+  %2 = arith.subi %1, %a : i32
+  return %2 : i32
+}
+func.func @g() {
+  return
+}
+)mlir";
+
+uint64_t newlines(llvm::StringRef s) {
+  return uint64_t(std::count(s.begin(), s.end(), '\n'));
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> parse(mlir::MLIRContext &ctx,
+                                        llvm::StringRef text) {
+  ctx.loadDialect<mlir::func::FuncDialect, mlir::arith::ArithDialect>();
+  return mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
+}
+
+std::string print(mlir::Operation *op, mlir::OpPrintingFlags flags = {}) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os, flags);
+  os << '\n';
+  return s;
+}
+
+TEST(ProfCountingOStream, CountsLikeAString) {
+  CountingOStream os;
+  std::string ref;
+  llvm::raw_string_ostream rs(ref);
+  for (int i = 0; i < 20000; ++i) { // > the 64 KiB internal buffer
+    os << "line " << i << (i % 3 ? "\n" : " ");
+    rs << "line " << i << (i % 3 ? "\n" : " ");
+  }
+  os.write("\n\n", 2);
+  rs.write("\n\n", 2);
+  EXPECT_EQ(os.bytes(), ref.size());
+  EXPECT_EQ(os.lines(), newlines(ref));
+  EXPECT_EQ(os.tell(), ref.size());
+}
+
+TEST(ProfIRMetrics, MLIRMatchesPrintedString) {
+  mlir::MLIRContext ctx;
+  auto mod = parse(ctx, kModule);
+  ASSERT_TRUE(mod);
+  IRMetrics m = measureIR(mod.get());
+  std::string text = print(mod.get());
+  EXPECT_EQ(m.kind, "mlir");
+  EXPECT_EQ(m.bytes, text.size());
+  EXPECT_EQ(m.lines, newlines(text));
+  // module + 2 func + 3 arith + 2 return, counted by hand from kModule.
+  EXPECT_EQ(m.ops, 8u);
+  std::map<std::string, uint64_t> expected = {
+      {"builtin", 1}, {"func", 4}, {"arith", 3}};
+  EXPECT_EQ(m.histogram, expected);
+
+  // Without the trailing newline it is exactly op->print().
+  IRMetricsOptions noNL;
+  noNL.trailingNewline = false;
+  IRMetrics m2 = measureIR(mod.get(), noNL);
+  EXPECT_EQ(m2.bytes + 1, text.size());
+  EXPECT_EQ(m2.lines + 1, newlines(text));
+}
+
+TEST(ProfIRMetrics, FlagsAreHonoured) {
+  mlir::MLIRContext ctx;
+  auto mod = parse(ctx, kModule);
+  ASSERT_TRUE(mod);
+  mlir::OpPrintingFlags flags;
+  flags.printGenericOpForm().enableDebugInfo();
+  IRMetricsOptions o;
+  o.flags = flags;
+  std::string text = print(mod.get(), flags);
+  IRMetrics m = measureIR(mod.get(), o);
+  EXPECT_EQ(m.bytes, text.size());
+  EXPECT_EQ(m.lines, newlines(text));
+  EXPECT_GT(m.bytes, measureIR(mod.get()).bytes); // generic + locs is longer
+  IRMetricsOptions noPrint;
+  noPrint.print = false;
+  IRMetrics ops = measureIR(mod.get(), noPrint);
+  EXPECT_EQ(ops.bytes, 0u);
+  EXPECT_EQ(ops.ops, 8u);
+}
+
+// Equal to the size and `wc -l` of the file the same print writes, also for
+// a module far larger than the stream buffer.
+TEST(ProfIRMetrics, MatchesFileWrittenWithSamePrint) {
+  std::string big;
+  for (int i = 0; i < 3000; ++i)
+    big += "func.func @f" + std::to_string(i) +
+           "(%a: i32) -> i32 {\n  %0 = arith.addi %a, %a : i32\n"
+           "  return %0 : i32\n}\n";
+  mlir::MLIRContext ctx;
+  auto mod = parse(ctx, big);
+  ASSERT_TRUE(mod);
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("q2-irm", "mlir", path));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    mod->print(os);
+    os << '\n';
+  }
+  IRMetrics m = measureIR(mod.get());
+  auto fileM = measureFile(path, "mlir-file");
+  ASSERT_TRUE(bool(fileM)) << llvm::toString(fileM.takeError());
+  EXPECT_GT(m.bytes, 1u << 16);
+  EXPECT_EQ(m.bytes, fileM->bytes);
+  EXPECT_EQ(m.lines, fileM->lines);
+  EXPECT_EQ(m.ops, 1u + 3000u * 3u);
+  llvm::sys::fs::remove(path);
+}
+
+TEST(ProfIRMetrics, LLVMModuleMatchesPrintedString) {
+  llvm::LLVMContext ctx;
+  llvm::SMDiagnostic diag;
+  auto mod = llvm::parseAssemblyString(R"ll(
+define i32 @f(i32 %a) {
+  %b = add i32 %a, 1
+  %c = mul i32 %b, %b
+  ret i32 %c
+}
+define void @g() {
+  ret void
+}
+)ll",
+                                       diag, ctx);
+  ASSERT_TRUE(mod) << diag.getMessage().str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mod->print(os, nullptr);
+  os.flush();
+  IRMetrics m = measureIR(*mod);
+  EXPECT_EQ(m.kind, "llvm-ir");
+  EXPECT_EQ(m.bytes, text.size());
+  EXPECT_EQ(m.lines, newlines(text));
+  EXPECT_EQ(m.ops, 4u);
+  std::map<std::string, uint64_t> expected = {
+      {"add", 1}, {"mul", 1}, {"ret", 2}};
+  EXPECT_EQ(m.histogram, expected);
+}
+
+TEST(ProfIRMetrics, BufferAndFile) {
+  IRMetrics m = measureBuffer(llvm::StringRef("\x7f"
+                                              "ELF\n\0\n",
+                                              7));
+  EXPECT_EQ(m.kind, "object");
+  EXPECT_EQ(m.bytes, 7u);
+  EXPECT_EQ(m.lines, 2u);
+  EXPECT_FALSE(m.toJSON().contains("ops"));
+  auto missing = measureFile("/nonexistent/q2/file.o");
+  ASSERT_FALSE(bool(missing));
+  std::string msg = llvm::toString(missing.takeError());
+  EXPECT_NE(msg.find("/nonexistent/q2/file.o"), std::string::npos) << msg;
+}
+
+} // namespace
