@@ -1,7 +1,7 @@
 //===- DecomposePauliRot.cpp - Pauli rotation -> Clifford + RZ ------------===//
 //
 // exp(-i θ/2 P) = B† L† RZ(θ) L B: B maps each X/Y factor to Z (H for X,
-// RX(-π/2) for Y, since RX(π/2) Z RX(-π/2) = Y), the CNOT ladder L collects
+// RX(π/2) for Y, since RX(-π/2) Z RX(π/2) = Y), the CNOT ladder L collects
 // the parity of the non-identity qubits on the last one, and RZ(θ) there
 // applies the phase. Controls only need to reach the RZ: with the control
 // off, B† L† L B is the identity.
@@ -61,8 +61,8 @@ struct DecomposePauliRot : OpRewritePattern<PauliRotOp> {
           one("RX",
               arith::ConstantFloatOp::create(rewriter, loc,
                                              rewriter.getF64Type(),
-                                             llvm::APFloat(undo ? M_PI / 2
-                                                                : -M_PI / 2))
+                                             llvm::APFloat(undo ? -M_PI / 2
+                                                                : M_PI / 2))
                   .getResult(),
               i);
       }

@@ -44,7 +44,7 @@ def QuantumDecomposePauliRot : Pass<"quantum-decompose-pauli-rot"> {
   let summary = "Decompose Pauli rotations into basis change + CNOT ladder + RZ";
   let description = [{
     exp(-iθ/2 P) = B† L† RZ(θ) L B with B the basis change (H for X,
-    RX(-π/2) for Y), L the CNOT ladder onto the last non-identity qubit.
+    RX(π/2) for Y, undone by RX(-π/2)), L the CNOT ladder onto the last non-identity qubit.
     Controls move onto the RZ alone. Identity letters are dropped; an
     all-identity word is a (controlled) global phase. With `keep-native`,
     rotations stay for the runtime's native kernel.
