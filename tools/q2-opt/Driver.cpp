@@ -8,6 +8,7 @@
 #include "Driver.h"
 
 #include "q2/Pipeline/Pipeline.h"
+#include "q2/Profiling/Profiling.h"
 #include "q2/QPE/QPEProgram.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -24,6 +25,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
 
 using namespace mlir;
 using namespace q2;
@@ -58,11 +61,34 @@ struct DriverOptions {
       cl::cat(category())};
   cl::opt<bool> unroll{"unroll", cl::desc("Fully unroll loops in QuantumLowering"),
                        cl::cat(category())};
+  cl::opt<bool> profileStages{
+      "profile-stages",
+      cl::desc("Run the six stages with per-stage snapshots and print the "
+               "profile table (implies --qpe-pipeline)"),
+      cl::cat(category())};
+  cl::opt<bool> profilePasses{
+      "profile-passes",
+      cl::desc("Also measure IR bytes/lines/ops after every pass"),
+      cl::cat(category())};
+  cl::opt<std::string> report{"report",
+                              cl::desc("Write the JSON report (schema "
+                                       "q2.profile/1, docs/report.md)"),
+                              cl::value_desc("file.json"), cl::cat(category())};
+  cl::opt<std::string> trace{"trace",
+                             cl::desc("Write a Chrome trace (stages and passes "
+                                      "as spans, RSS as a counter; Perfetto)"),
+                             cl::value_desc("file.json"), cl::cat(category())};
+  cl::opt<int> timelineInterval{
+      "timeline-interval",
+      cl::desc("Memory timeline sampling period in ms (>= 1; default 100)"),
+      cl::init(100), cl::cat(category())};
   cl::opt<std::string> irDir{
       "ir-dir",
       cl::desc("Write each stage's output here: 0_Input.mlir, "
                "1_HLOLowering.mlir, ..., 5_LLVMIR.ll, 6_ObjectCode.o"),
       cl::value_desc("dir"), cl::cat(category())};
+  /// mlir-opt's -o defaults to "-".
+  bool outputIsDefault(llvm::StringRef output) const { return output == "-"; }
 };
 
 DriverOptions &opts() {
@@ -144,7 +170,49 @@ void q2::driver::registerDriverOptions() {
   }
 }
 
-bool q2::driver::driverRequested() { return opts().qpePipeline; }
+bool q2::driver::driverRequested() {
+  return opts().qpePipeline || opts().profileStages;
+}
+
+namespace {
+/// Checks that `path` can be created (its directory exists and is
+/// writable) before any work is done.
+bool checkWritable(llvm::StringRef path, llvm::StringRef what) {
+  if (path.empty() || path == "-")
+    return true;
+  if (llvm::sys::fs::is_directory(path)) {
+    fail(what + " '" + path + "' is a directory");
+    return false;
+  }
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  if (!llvm::sys::fs::is_directory(dir) ||
+      llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write)) {
+    fail(what + " '" + path + "' cannot be written (directory '" + dir +
+         "' is missing or not writable)");
+    return false;
+  }
+  return true;
+}
+
+nlohmann::json parametersJSON(const qpe::QPEMetadata &md) {
+  return {{"molecule", md.molecule},
+          {"n_system_qubits", md.nSystem},
+          {"n_estimation_wires", md.nEst},
+          {"n_trotter", md.nTrotter},
+          {"n_terms", md.nTerms},
+          {"ir_scale", md.irScale()},
+          {"mode", qpe::toString(md.mode).str()},
+          {"order", md.order},
+          {"power", qpe::toString(md.power).str()},
+          {"unroll", md.unroll},
+          {"base_time", md.baseTime},
+          {"energy_shift", md.energyShift},
+          {"resolution", md.resolution}};
+}
+} // namespace
 
 int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                           DialectRegistry &registry) {
@@ -176,6 +244,16 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     last = 5;
   if (o.optLevel > 3)
     return fail("-O must be 0, 1, 2 or 3");
+  bool profiling = o.profileStages || o.profilePasses;
+  if (o.timelineInterval < 1)
+    return fail("--timeline-interval must be >= 1 ms, got " +
+                llvm::Twine(o.timelineInterval.getValue()));
+  if (!checkWritable(o.report, "--report") || !checkWritable(o.trace, "--trace"))
+    return 1;
+  // Without -o, profiling runs do not dump binary objects on the terminal.
+  bool writeOutput = !(profiling && o.outputIsDefault(output));
+  if (writeOutput && !checkWritable(output, "-o"))
+    return 1;
   if (!o.irDir.empty()) {
     if (llvm::sys::fs::exists(o.irDir) && !llvm::sys::fs::is_directory(o.irDir))
       return fail("--ir-dir '" + o.irDir + "' exists and is not a directory");
@@ -188,46 +266,113 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   // memory to a pass needs a single thread.
   ctx.disableMultithreading();
   WhereAmI where;
-  bool hadError = false;
+  std::string firstError;
   ScopedDiagnosticHandler diagHandler(&ctx, [&](Diagnostic &d) {
-    std::string loc = formatLoc(d.getLocation());
-    llvm::raw_ostream &os = llvm::errs();
-    if (!loc.empty())
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    if (std::string loc = formatLoc(d.getLocation()); !loc.empty())
       os << loc << ": ";
-    const char *kind = d.getSeverity() == DiagnosticSeverity::Error     ? "error"
-                       : d.getSeverity() == DiagnosticSeverity::Warning ? "warning"
-                                                                        : "note";
-    os << kind << ": ";
+    os << (d.getSeverity() == DiagnosticSeverity::Error     ? "error"
+           : d.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                                                            : "note")
+       << ": ";
     if (!where.stage.empty())
       os << "[" << where.stage << " / " << where.pass << "] ";
-    os << d.str() << "\n";
-    hadError |= d.getSeverity() == DiagnosticSeverity::Error;
+    os << d.str();
+    llvm::errs() << line << "\n";
+    if (d.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+      firstError = line;
     return success();
   });
+
+  // The report is written on every exit path once profiling started, with
+  // the error that ended the run.
+  std::unique_ptr<profiling::ProfilingSession> session;
+  nlohmann::json reportJSON = {{"schema", "q2.profile/1"},
+                               {"tool", "q2-opt"},
+                               {"input", input.str()},
+                               {"error", nullptr}};
+  auto finishReport = [&](int code) -> int {
+    if (!session)
+      return code;
+    session->stopTimeline();
+    if (code != 0 && reportJSON["error"].is_null())
+      reportJSON["error"] = firstError.empty() ? "failed" : firstError;
+    reportJSON["phase_b"] = session->toJSON();
+    reportJSON["lifetime_peak_rss_bytes"] = session->lifetimePeakRSS();
+    if (!o.report.empty())
+      if (llvm::Error e = profiling::writeJSONAtomically(o.report, reportJSON)) {
+        fail(llvm::toString(std::move(e)));
+        code = code ? code : 1;
+      }
+    if (!o.trace.empty()) {
+      profiling::ChromeTrace trace;
+      session->exportTrace(trace);
+      if (llvm::Error e = trace.write(o.trace)) {
+        fail(llvm::toString(std::move(e)));
+        code = code ? code : 1;
+      }
+    }
+    return code;
+  };
+
+  if (profiling) {
+    profiling::ProfilingOptions po;
+    po.irMetricsPerPass = o.profilePasses;
+    session = std::make_unique<profiling::ProfilingSession>(po);
+    if (llvm::Error e = session->startTimeline(o.timelineInterval)) {
+      fail(llvm::toString(std::move(e)));
+      session.reset();
+      return 1;
+    }
+    if (auto snap = session->snapshot("start"); !snap)
+      llvm::consumeError(snap.takeError());
+  }
 
   llvm::SourceMgr sourceMgr;
   std::string errorMessage;
   auto file = mlir::openInputFile(input, &errorMessage);
-  if (!file)
-    return fail(errorMessage);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
-  if (!module)
-    return 1; // the parser reported where
-  if (auto md = qpe::readQPEMetadata(*module); !md) {
-    (*module)->emitError(llvm::toString(md.takeError()));
-    return 1;
+  if (!file) {
+    firstError = errorMessage;
+    fail(errorMessage);
+    return finishReport(1);
   }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module;
+  {
+    std::optional<profiling::ScopedStage> parse;
+    if (session)
+      parse.emplace(*session, "Input");
+    module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+    if (module && parse)
+      if (profiling::StageRecord *rec = parse->finish())
+        rec->ir = profiling::measureIR(*module);
+  }
+  if (!module)
+    return finishReport(1); // the parser reported where
+  auto md = qpe::readQPEMetadata(*module);
+  if (!md) {
+    (*module)->emitError(llvm::toString(md.takeError()));
+    return finishReport(1);
+  }
+  reportJSON["parameters"] = parametersJSON(*md);
+  reportJSON["options"] = {{"opt_level", o.optLevel.getValue()},
+                           {"keep_native_pauli", o.keepNativePauli.getValue()},
+                           {"unroll", o.unroll.getValue()},
+                           {"profile_passes", o.profilePasses.getValue()},
+                           {"timeline_interval_ms", o.timelineInterval.getValue()},
+                           {"last_stage", stageName(stageAt(last)).str()}};
 
-  auto writeIR = [&](unsigned i) -> LogicalResult {
-    if (o.irDir.empty())
-      return success();
+  // mlir-opt prints a trailing newline; the IR metrics count it too, so
+  // reported sizes equal the --ir-dir files byte for byte.
+  auto printModule = [&](llvm::raw_ostream &os) { (*module)->print(os); os << "\n"; };
+  auto stagePath = [&](unsigned i) {
     llvm::SmallString<256> path(o.irDir.getValue());
     llvm::sys::path::append(path, stageFileName(i));
-    return writeAtomically(path, [&](llvm::raw_ostream &os) { (*module)->print(os); });
+    return std::string(path);
   };
-  if (failed(writeIR(0)))
-    return 1;
+  if (!o.irDir.empty() && failed(writeAtomically(stagePath(0), printModule)))
+    return finishReport(1);
 
   PipelineOptions popts;
   popts.keepNativePauli = o.keepNativePauli;
@@ -235,25 +380,38 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   popts.optLevel = o.optLevel;
   auto artifacts = std::make_shared<Artifacts>();
 
+  struct Forward : PassInstrumentation {
+    WhereAmI &w;
+    explicit Forward(WhereAmI &w) : w(w) {}
+    void runBeforePass(Pass *p, Operation *op) override { w.runBeforePass(p, op); }
+  };
+
   for (unsigned i = 1; i <= last; ++i) {
     Stage s = stageAt(i);
     PassManager pm(&ctx);
+    pm.addInstrumentation(std::make_unique<Forward>(where));
+    if (session)
+      profiling::attachProfiling(pm, *session);
     buildStage(pm, s, popts, artifacts);
     where.stage = stageName(s).str();
-    // WhereAmI is owned here; the PassManager gets a forwarding shim.
-    struct Forward : PassInstrumentation {
-      WhereAmI &w;
-      explicit Forward(WhereAmI &w) : w(w) {}
-      void runBeforePass(Pass *p, Operation *op) override { w.runBeforePass(p, op); }
-    };
-    pm.addInstrumentation(std::make_unique<Forward>(where));
-    if (failed(pm.run(*module)) || hadError)
-      return fail(llvm::formatv("stage {0} ({1}) failed in pass '{2}'", i,
-                                stageName(s), where.pass));
+    std::optional<profiling::ScopedStage> scope;
+    if (session)
+      scope.emplace(*session, stageName(s));
+    if (failed(pm.run(*module)) || !firstError.empty()) {
+      fail(llvm::formatv("stage {0} ({1}) failed in pass '{2}'", i,
+                         stageName(s), where.pass));
+      return finishReport(1);
+    }
+    if (scope)
+      if (profiling::StageRecord *rec = scope->finish())
+        rec->ir = s == Stage::LLVMIR       ? profiling::measureIR(*artifacts->llvmModule)
+                  : s == Stage::ObjectCode ? profiling::measureBuffer(llvm::StringRef(
+                                                 artifacts->object.data(),
+                                                 artifacts->object.size()))
+                                           : profiling::measureIR(*module);
     if (o.irDir.empty())
       continue;
-    llvm::SmallString<256> path(o.irDir.getValue());
-    llvm::sys::path::append(path, stageFileName(i));
+    std::string path = stagePath(i);
     LogicalResult written =
         s == Stage::LLVMIR
             ? writeAtomically(path, [&](llvm::raw_ostream &os) {
@@ -263,22 +421,40 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
             ? writeAtomically(path, [&](llvm::raw_ostream &os) {
                 os.write(artifacts->object.data(), artifacts->object.size());
               })
-            : writeIR(i);
+            : writeAtomically(path, printModule);
     if (failed(written))
-      return 1;
+      return finishReport(1);
   }
   where.stage.clear();
 
-  LogicalResult written = success();
-  if (emit == Emit::MLIR)
-    written = writeAtomically(output, [&](llvm::raw_ostream &os) { (*module)->print(os); });
-  else if (emit == Emit::LLVM)
-    written = writeAtomically(output, [&](llvm::raw_ostream &os) {
-      artifacts->llvmModule->print(os, nullptr);
-    });
-  else
-    written = writeAtomically(output, [&](llvm::raw_ostream &os) {
-      os.write(artifacts->object.data(), artifacts->object.size());
-    });
-  return failed(written) ? 1 : 0;
+  if (session) {
+    llvm::outs() << "q2-opt profile: " << md->molecule << ", " << md->numQubits()
+                 << " qubits (" << md->nSystem << " system + " << md->nEst
+                 << " estimation), n_trotter " << md->nTrotter << ", "
+                 << md->nTerms << " terms, " << qpe::toString(md->mode)
+                 << " mode, ir_scale " << md->irScale() << "\n\n"
+                 << profiling::formatStageTable(session->stages());
+    if (o.profilePasses)
+      llvm::outs() << "\n" << profiling::formatPassTable(session->passes());
+    llvm::outs() << "\nlifetime peak RSS: "
+                 << llvm::formatv("{0:F1}", session->lifetimePeakRSS() / 1e6)
+                 << " MB\n";
+  }
+
+  if (writeOutput) {
+    LogicalResult written = success();
+    if (emit == Emit::MLIR)
+      written = writeAtomically(output, printModule);
+    else if (emit == Emit::LLVM)
+      written = writeAtomically(output, [&](llvm::raw_ostream &os) {
+        artifacts->llvmModule->print(os, nullptr);
+      });
+    else
+      written = writeAtomically(output, [&](llvm::raw_ostream &os) {
+        os.write(artifacts->object.data(), artifacts->object.size());
+      });
+    if (failed(written))
+      return finishReport(1);
+  }
+  return finishReport(0);
 }
