@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, then compiles the bundled
-# H2 example through q2-opt and shows what it costs.
+# The main job: installs what is missing, builds, then
+#  Phase A: q2-qpe turns the bundled H2 Hamiltonian into a QPE program,
+#  Phase B: q2-opt compiles it through the six stages, measuring each,
+#  Phase C: the object is executed 5 times through the JIT; energy decoded.
+# Outputs land in build/h2/: the report (JSON), a Chrome trace, each stage's IR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 BUILD_DIR="${Q2_BUILD_DIR:-build}"
 cmake --build "$BUILD_DIR"
 BIN="$BUILD_DIR/bin"
+OUT="$BUILD_DIR/h2"
+mkdir -p "$OUT"
 
-# Until the QPE generator and the pipeline land, the job parses, verifies
-# and round-trips the hand-written H2 circuit, with MLIR's own timing.
-"$BIN/q2-opt" examples/quantum/h2_trotter_step.mlir \
-  --pass-pipeline='builtin.module(func.func(quantum-cancel-inverses,quantum-merge-rotations),canonicalize,cse)' \
-  --mlir-timing
+"$BIN/q2-qpe" examples/hamiltonians/h2_0.7414.FCIDUMP --info
+"$BIN/q2-qpe" examples/hamiltonians/h2_0.7414.FCIDUMP \
+  --mode dynamic --n-est 8 --n-trotter 10 --order 2 --power repeat \
+  -o "$OUT/h2_qpe.mlir"
+echo
+"$BIN/q2-opt" --profile-stages --keep-native-pauli --run 5 "$OUT/h2_qpe.mlir" \
+  -o "$OUT/h2_qpe.o" --report "$OUT/report.json" --trace "$OUT/trace.json" \
+  --ir-dir "$OUT/ir"
+echo
+echo "report: $OUT/report.json  trace (Perfetto): $OUT/trace.json  IR: $OUT/ir/"

@@ -8,6 +8,7 @@
 #include "Driver.h"
 
 #include "q2/Pipeline/Pipeline.h"
+#include "q2/JIT/QPEExecutable.h"
 #include "q2/Profiling/Profiling.h"
 #include "q2/QPE/QPEProgram.h"
 
@@ -82,6 +83,21 @@ struct DriverOptions {
       "timeline-interval",
       cl::desc("Memory timeline sampling period in ms (>= 1; default 100)"),
       cl::init(100), cl::cat(category())};
+  cl::opt<int> run{"run",
+                   cl::desc("Phase C: execute the object N times through the "
+                            "JIT and decode the energy (default 5 with "
+                            "--profile-stages, else 0)"),
+                   cl::value_desc("N"), cl::init(-1), cl::cat(category())};
+  cl::opt<std::string> coeffs{
+      "coeffs",
+      cl::desc("Dynamic mode: coefficient sets to run, JSON: [c...], "
+               "[[c...], ...] or {\"sets\": [{\"label\": s, \"coeffs\": [c...]}]}"),
+      cl::value_desc("file.json"), cl::cat(category())};
+  cl::opt<std::string> runtimeLib{
+      "runtime-lib",
+      cl::desc("Simulator runtime for --run (default: $Q2_RUNTIME_LIB, else "
+               "<bin>/../lib/libq2_runtime.so)"),
+      cl::value_desc("path"), cl::cat(category())};
   cl::opt<std::string> irDir{
       "ir-dir",
       cl::desc("Write each stage's output here: 0_Input.mlir, "
@@ -195,6 +211,63 @@ bool checkWritable(llvm::StringRef path, llvm::StringRef what) {
     return false;
   }
   return true;
+}
+
+struct CoeffSet {
+  std::string label;
+  std::vector<double> coeffs;
+};
+
+/// Reads --coeffs: a flat array (one set), an array of arrays, or
+/// {"sets": [{"label": ..., "coeffs": [...]}, ...]}.
+llvm::Expected<std::vector<CoeffSet>> readCoeffSets(llvm::StringRef path,
+                                                    unsigned nTerms) {
+  auto err = [&](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": " + msg);
+  };
+  auto json = profiling::readJSONFile(path);
+  if (!json)
+    return json.takeError();
+  std::vector<CoeffSet> sets;
+  auto addSet = [&](const nlohmann::json &arr, std::string label) -> llvm::Error {
+    if (!arr.is_array())
+      return err("a coefficient set must be an array of numbers");
+    CoeffSet set{std::move(label), {}};
+    for (const auto &v : arr) {
+      if (!v.is_number())
+        return err("coefficients must be numbers");
+      set.coeffs.push_back(v.get<double>());
+    }
+    if (set.coeffs.size() != nTerms)
+      return err(llvm::formatv("set '{0}' has {1} coefficients; the program "
+                               "has {2} terms",
+                               set.label, set.coeffs.size(), nTerms));
+    sets.push_back(std::move(set));
+    return llvm::Error::success();
+  };
+  const nlohmann::json &j = *json;
+  if (j.is_object() && j.contains("sets") && j["sets"].is_array()) {
+    for (size_t i = 0; i < j["sets"].size(); ++i) {
+      const auto &e = j["sets"][i];
+      std::string label = e.is_object() && e.contains("label") && e["label"].is_string()
+                              ? e["label"].get<std::string>()
+                              : "set" + std::to_string(i);
+      if (!e.is_object() || !e.contains("coeffs"))
+        return err("each entry of \"sets\" needs \"coeffs\"");
+      if (llvm::Error e2 = addSet(e["coeffs"], label))
+        return std::move(e2);
+    }
+  } else if (j.is_array() && !j.empty() && j[0].is_array()) {
+    for (size_t i = 0; i < j.size(); ++i)
+      if (llvm::Error e = addSet(j[i], "set" + std::to_string(i)))
+        return std::move(e);
+  } else if (llvm::Error e = addSet(j, "set0")) {
+    return std::move(e);
+  }
+  if (sets.empty())
+    return err("no coefficient sets");
+  return sets;
 }
 
 nlohmann::json parametersJSON(const qpe::QPEMetadata &md) {
@@ -427,6 +500,7 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   }
   where.stage.clear();
 
+
   if (session) {
     llvm::outs() << "q2-opt profile: " << md->molecule << ", " << md->numQubits()
                  << " qubits (" << md->nSystem << " system + " << md->nEst
@@ -436,10 +510,106 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                  << profiling::formatStageTable(session->stages());
     if (o.profilePasses)
       llvm::outs() << "\n" << profiling::formatPassTable(session->passes());
+  }
+
+
+  // Phase C: run the very object stage 6 produced.
+  int runs = o.run >= 0 ? o.run.getValue() : (session ? 5 : 0);
+  if (runs > 0 && last < 6)
+    return fail("--run needs the object: do not stop before ObjectCode");
+  if (runs > 0) {
+    std::vector<CoeffSet> sets;
+    if (!o.coeffs.empty()) {
+      if (md->mode != qpe::Mode::Dynamic)
+        return fail("--coeffs needs a dynamic-mode program (this one is fixed)");
+      auto read = readCoeffSets(o.coeffs, md->nTerms);
+      if (!read) {
+        firstError = llvm::toString(read.takeError());
+        fail(firstError);
+        return finishReport(1);
+      }
+      sets = std::move(*read);
+    } else {
+      sets.push_back({"default", md->mode == qpe::Mode::Dynamic
+                                     ? md->defaultCoeffs
+                                     : std::vector<double>{}});
+    }
+    jit::ExecutableOptions eo;
+    eo.runtimeLibrary = o.runtimeLib.empty() ? jit::defaultRuntimeLibrary()
+                                             : o.runtimeLib.getValue();
+    std::optional<profiling::ScopedStage> load;
+    if (session)
+      load.emplace(*session, "Load");
+    auto exe = jit::QPEExecutable::load(
+        artifacts->object,
+        md->mode == qpe::Mode::Dynamic ? md->nTerms : 0, md->nEst, eo);
+    if (load)
+      load->finish();
+    if (!exe) {
+      firstError = llvm::toString(exe.takeError());
+      fail(firstError);
+      return finishReport(1);
+    }
+    nlohmann::json phaseC = {{"runtime", eo.runtimeLibrary},
+                             {"calls_per_set", runs},
+                             {"sets", nlohmann::json::array()}};
+    std::optional<profiling::ScopedStage> exec;
+    if (session)
+      exec.emplace(*session, "Execute");
+    llvm::outs() << "\nPhase C: " << runs << " call(s) per coefficient set, "
+                 << "runtime " << eo.runtimeLibrary << "\n";
+    for (const CoeffSet &set : sets) {
+      profiling::Stats callTimes;
+      std::vector<double> probs;
+      for (int c = 0; c < runs; ++c) {
+        double t0 = profiling::elapsedSeconds();
+        auto result = (*exe)->run(set.coeffs);
+        callTimes.add(profiling::elapsedSeconds() - t0);
+        if (!result) {
+          firstError = llvm::toString(result.takeError());
+          fail(firstError);
+          phaseC["error"] = firstError;
+          reportJSON["phase_c"] = phaseC;
+          return finishReport(1);
+        }
+        probs = std::move(*result);
+      }
+      jit::QPEResult r = jit::decode(probs, *md);
+      llvm::outs() << llvm::formatv(
+          "  [{0}] prob_sum {1:F12}  call {2}  argmax m={3}  phase {4:F6}  "
+          "energy {5:F6} Ha (resolution {6:F6} Ha)\n",
+          set.label, r.probSum, callTimes.summary(1e3, "ms"), r.argmax,
+          r.phase, r.energy, md->resolution);
+      // The few most likely outcomes, which is what a reader checks.
+      std::vector<size_t> order(r.probs.size());
+      for (size_t k = 0; k < order.size(); ++k)
+        order[k] = k;
+      size_t top = std::min<size_t>(4, order.size());
+      std::partial_sort(order.begin(), order.begin() + top, order.end(),
+                        [&](size_t a, size_t b) { return r.probs[a] > r.probs[b]; });
+      llvm::outs() << "      top outcomes:";
+      for (size_t k = 0; k < top; ++k)
+        llvm::outs() << llvm::formatv("  m={0} p={1:F4} E={2:F5}", order[k],
+                                      r.probs[order[k]],
+                                      md->energyShift - 2 * M_PI * double(order[k]) /
+                                          (std::ldexp(1.0, md->nEst) * md->baseTime));
+      llvm::outs() << "\n";
+      phaseC["sets"].push_back({{"label", set.label},
+                                {"prob_sum", r.probSum},
+                                {"argmax", r.argmax},
+                                {"phase", r.phase},
+                                {"energy", r.energy},
+                                {"call_s", callTimes.toJSON()},
+                                {"probabilities", r.probs}});
+    }
+    if (exec)
+      exec->finish();
+    reportJSON["phase_c"] = phaseC;
+  }
+  if (session)
     llvm::outs() << "\nlifetime peak RSS: "
                  << llvm::formatv("{0:F1}", session->lifetimePeakRSS() / 1e6)
-                 << " MB\n";
-  }
+                 << " MB (stages Load/Execute are in the report)\n";
 
   if (writeOutput) {
     LogicalResult written = success();
