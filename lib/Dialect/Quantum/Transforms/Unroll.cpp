@@ -34,10 +34,16 @@ struct UnrollPass : q2::quantum::impl::QuantumUnrollBase<UnrollPass> {
         int64_t trips = *ub > *lb ? (*ub - *lb + *st - 1) / *st : 0;
         if (trips > maxTripCount) {
           loop.emitError("quantum-unroll: loop has ")
-              << trips << " iterations, above max-trip-count=" << maxTripCount;
+              << trips << " iterations, above max-trip-count="
+              << static_cast<int64_t>(maxTripCount);
           return signalPassFailure();
         }
-        if (failed(loopUnrollFull(loop))) {
+        // loopUnrollFull leaves zero-trip loops in place (it reports
+        // success without erasing them), so this walk would never finish.
+        if (trips == 0) {
+          loop.replaceAllUsesWith(loop.getInitArgs());
+          loop.erase();
+        } else if (failed(loopUnrollFull(loop))) {
           loop.emitError("quantum-unroll: cannot unroll this loop");
           return signalPassFailure();
         }
