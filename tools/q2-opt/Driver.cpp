@@ -20,6 +20,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -98,6 +102,12 @@ struct DriverOptions {
       cl::desc("Simulator runtime for --run (default: $Q2_RUNTIME_LIB, else "
                "<bin>/../lib/libq2_runtime.so)"),
       cl::value_desc("path"), cl::cat(category())};
+  cl::opt<std::string> cacheDir{
+      "cache-dir",
+      cl::desc("Keep stage-6 objects here, keyed by a hash of (input IR, "
+               "pipeline options, tool version, host CPU); a hit skips "
+               "Phase B"),
+      cl::value_desc("dir"), cl::cat(category())};
   cl::opt<std::string> irDir{
       "ir-dir",
       cl::desc("Write each stage's output here: 0_Input.mlir, "
@@ -334,6 +344,13 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
       return fail("cannot create --ir-dir '" + o.irDir + "': " + ec.message());
   }
 
+  if (!o.cacheDir.empty()) {
+    if (llvm::sys::fs::exists(o.cacheDir) && !llvm::sys::fs::is_directory(o.cacheDir))
+      return fail("--cache-dir '" + o.cacheDir + "' exists and is not a directory");
+    if (std::error_code ec = llvm::sys::fs::create_directories(o.cacheDir))
+      return fail("cannot create --cache-dir '" + o.cacheDir + "': " + ec.message());
+  }
+
   MLIRContext ctx(registry);
   // One pass at a time: the stages are measured, and attribution of time and
   // memory to a pass needs a single thread.
@@ -453,13 +470,37 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   popts.optLevel = o.optLevel;
   auto artifacts = std::make_shared<Artifacts>();
 
+  // Compile cache: only for runs that end with the object.
+  std::string cachePath;
+  bool cacheHit = false;
+  if (!o.cacheDir.empty() && last == kNumStages && o.irDir.empty()) {
+    llvm::StringRef text =
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+    std::string key = llvm::formatv(
+        "q2-opt/1 llvm {0} cpu {1} O{2} native {3} unroll {4}\n", LLVM_VERSION_STRING,
+        llvm::sys::getHostCPUName(), o.optLevel.getValue(),
+        o.keepNativePauli.getValue(), o.unroll.getValue());
+    uint64_t h = llvm::xxh3_64bits(llvm::StringRef(key + text.str()));
+    llvm::SmallString<256> path(o.cacheDir.getValue());
+    llvm::sys::path::append(path, llvm::formatv("{0:x16}.o", h).str());
+    cachePath = std::string(path);
+    if (auto buf = llvm::MemoryBuffer::getFile(cachePath, /*IsText=*/false)) {
+      llvm::StringRef data = (*buf)->getBuffer();
+      artifacts->object.assign(data.begin(), data.end());
+      cacheHit = !artifacts->object.empty();
+    }
+    reportJSON["cache"] = {{"path", cachePath}, {"status", cacheHit ? "hit" : "miss"}};
+    llvm::outs() << "cache: " << (cacheHit ? "hit" : "miss") << " (" << cachePath
+                 << ")\n";
+  }
+
   struct Forward : PassInstrumentation {
     WhereAmI &w;
     explicit Forward(WhereAmI &w) : w(w) {}
     void runBeforePass(Pass *p, Operation *op) override { w.runBeforePass(p, op); }
   };
 
-  for (unsigned i = 1; i <= last; ++i) {
+  for (unsigned i = 1; i <= last && !cacheHit; ++i) {
     Stage s = stageAt(i);
     PassManager pm(&ctx);
     pm.addInstrumentation(std::make_unique<Forward>(where));
@@ -499,6 +540,11 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
       return finishReport(1);
   }
   where.stage.clear();
+  if (!cachePath.empty() && !cacheHit &&
+      failed(writeAtomically(cachePath, [&](llvm::raw_ostream &os) {
+        os.write(artifacts->object.data(), artifacts->object.size());
+      })))
+    return finishReport(1);
 
 
   if (session) {
