@@ -160,7 +160,7 @@ parseQubitIndex(OpAsmParser &parser,
     idx = operand;
     return success();
   }
-  int64_t value;
+  int64_t value = 0;
   if (parser.parseInteger(value))
     return failure();
   idxAttr = parser.getBuilder().getI64IntegerAttr(value);
