@@ -446,6 +446,27 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     return finishReport(1);
   }
   reportJSON["parameters"] = parametersJSON(*md);
+  // Phase C inputs are checked before compiling.
+  int runs = o.run >= 0 ? o.run.getValue() : (session ? 5 : 0);
+  std::vector<CoeffSet> sets;
+  auto failEarly = [&](const llvm::Twine &msg) {
+    firstError = msg.str();
+    return finishReport(fail(msg));
+  };
+  if (runs > 0 && last < kNumStages)
+    return failEarly("--run needs the object: do not stop before ObjectCode");
+  if (!o.coeffs.empty()) {
+    if (md->mode != qpe::Mode::Dynamic)
+      return failEarly("--coeffs needs a dynamic-mode program (this one is fixed)");
+    auto read = readCoeffSets(o.coeffs, md->nTerms);
+    if (!read)
+      return failEarly(llvm::toString(read.takeError()));
+    sets = std::move(*read);
+  } else {
+    sets.push_back({"default", md->mode == qpe::Mode::Dynamic
+                                   ? md->defaultCoeffs
+                                   : std::vector<double>{}});
+  }
   reportJSON["options"] = {{"opt_level", o.optLevel.getValue()},
                            {"keep_native_pauli", o.keepNativePauli.getValue()},
                            {"unroll", o.unroll.getValue()},
@@ -508,6 +529,7 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
       profiling::attachProfiling(pm, *session);
     buildStage(pm, s, popts, artifacts);
     where.stage = stageName(s).str();
+    where.pass = "(stage setup)";
     std::optional<profiling::ScopedStage> scope;
     if (session)
       scope.emplace(*session, stageName(s));
@@ -560,26 +582,7 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
 
 
   // Phase C: run the very object stage 6 produced.
-  int runs = o.run >= 0 ? o.run.getValue() : (session ? 5 : 0);
-  if (runs > 0 && last < 6)
-    return fail("--run needs the object: do not stop before ObjectCode");
   if (runs > 0) {
-    std::vector<CoeffSet> sets;
-    if (!o.coeffs.empty()) {
-      if (md->mode != qpe::Mode::Dynamic)
-        return fail("--coeffs needs a dynamic-mode program (this one is fixed)");
-      auto read = readCoeffSets(o.coeffs, md->nTerms);
-      if (!read) {
-        firstError = llvm::toString(read.takeError());
-        fail(firstError);
-        return finishReport(1);
-      }
-      sets = std::move(*read);
-    } else {
-      sets.push_back({"default", md->mode == qpe::Mode::Dynamic
-                                     ? md->defaultCoeffs
-                                     : std::vector<double>{}});
-    }
     jit::ExecutableOptions eo;
     eo.runtimeLibrary = o.runtimeLib.empty() ? jit::defaultRuntimeLibrary()
                                              : o.runtimeLib.getValue();
@@ -648,6 +651,10 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                                 {"call_s", callTimes.toJSON()},
                                 {"probabilities", r.probs}});
     }
+    // Stop sampling while Execute is still open, so the last sample carries
+    // a stage tag.
+    if (session)
+      session->stopTimeline();
     if (exec)
       exec->finish();
     reportJSON["phase_c"] = phaseC;
