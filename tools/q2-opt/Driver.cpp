@@ -97,6 +97,11 @@ struct DriverOptions {
       cl::desc("Dynamic mode: coefficient sets to run, JSON: [c...], "
                "[[c...], ...] or {\"sets\": [{\"label\": s, \"coeffs\": [c...]}]}"),
       cl::value_desc("file.json"), cl::cat(category())};
+  cl::opt<int64_t> maxQubits{
+      "max-qubits",
+      cl::desc("Largest register the runtime may allocate during --run "
+               "(default: what fits in 80% of RAM)"),
+      cl::init(0), cl::cat(category())};
   cl::opt<std::string> runtimeLib{
       "runtime-lib",
       cl::desc("Simulator runtime for --run (default: $Q2_RUNTIME_LIB, else "
@@ -455,6 +460,8 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   };
   if (runs > 0 && last < kNumStages)
     return failEarly("--run needs the object: do not stop before ObjectCode");
+  if (o.maxQubits < 0)
+    return failEarly("--max-qubits must be > 0");
   if (!o.coeffs.empty()) {
     if (md->mode != qpe::Mode::Dynamic)
       return failEarly("--coeffs needs a dynamic-mode program (this one is fixed)");
@@ -598,6 +605,16 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
       firstError = llvm::toString(exe.takeError());
       fail(firstError);
       return finishReport(1);
+    }
+    if (o.maxQubits > 0) {
+      // The limit lives in the runtime the object is linked against.
+      auto setMax = (*exe)->lookup("q2_rt_set_max_qubits");
+      if (!setMax) {
+        firstError = llvm::toString(setMax.takeError());
+        fail(firstError);
+        return finishReport(1);
+      }
+      reinterpret_cast<int64_t (*)(int64_t)>(*setMax)(o.maxQubits);
     }
     nlohmann::json phaseC = {{"runtime", eo.runtimeLibrary},
                              {"calls_per_set", runs},
