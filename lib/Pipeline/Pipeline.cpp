@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Pipeline/Pipeline.h"
+#include "q2/Pipeline/SnapshotPass.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
@@ -110,6 +111,16 @@ struct StageCLOptions : PassPipelineOptions<StageCLOptions> {
       *this, "output",
       llvm::cl::desc("Stage 5: write the .ll here; stage 6 and "
                      "q2-qpe-pipeline: write the object here")};
+  Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("q2-qpe-pipeline: insert q2-snapshot passes before the "
+                     "first stage (label Input) and after each stage "
+                     "(labelled with the stage name); needs report=. "
+                     "Default: on if report= is given")};
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("q2-qpe-pipeline: JSON report the snapshots are "
+                     "appended to (schema q2.snapshots/1)")};
   PipelineOptions get() const {
     PipelineOptions o;
     o.keepNativePauli = keepNativePauli;
@@ -143,9 +154,24 @@ void q2::pipeline::registerPipelines() {
       "q2-qpe-pipeline", "All six QPE stages, stage 0 MLIR to an object file",
       [](OpPassManager &pm, const StageCLOptions &o) {
         auto artifacts = std::make_shared<Artifacts>();
-        for (unsigned i = 1; i <= 4; ++i)
+        // Snapshots bracket every stage with profile=true, or with report=
+        // alone (unless profile=false): a report that is silently not
+        // written would be a trap. An empty report is rejected by the first
+        // snapshot pass at initialization, before any stage runs.
+        bool profile = o.profile.hasValue() ? bool(o.profile) : !o.report.empty();
+        auto snapshot = [&](llvm::StringRef label) {
+          if (profile)
+            pm.addPass(createSnapshotPass(label.str(), o.report, artifacts));
+        };
+        snapshot("Input");
+        for (unsigned i = 1; i <= 4; ++i) {
           buildStage(pm, stageAt(i), o.get(), artifacts);
+          snapshot(stageName(stageAt(i)));
+        }
         pm.addPass(createLLVMIRStagePass(o.get().optLevel, artifacts));
+        snapshot(stageName(Stage::LLVMIR));
         pm.addPass(createObjectCodeStagePass(o.get().optLevel, artifacts, o.output));
+        snapshot(stageName(Stage::ObjectCode));
       });
+  registerSnapshotPass();
 }
