@@ -497,6 +497,17 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   popts.unroll = o.unroll;
   popts.optLevel = o.optLevel;
   auto artifacts = std::make_shared<Artifacts>();
+  // One writer for --ir-dir files and -o: MLIR text, LLVM IR or the object.
+  auto writeProduct = [&](llvm::StringRef path, Emit kind) {
+    return writeAtomically(path, [&](llvm::raw_ostream &os) {
+      if (kind == Emit::LLVM)
+        artifacts->llvmModule->print(os, nullptr);
+      else if (kind == Emit::Obj)
+        os.write(artifacts->object.data(), artifacts->object.size());
+      else
+        printModule(os);
+    });
+  };
 
   // Compile cache: only for runs that end with the object.
   std::string cachePath;
@@ -554,25 +565,14 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                                            : profiling::measureIR(*module);
     if (o.irDir.empty())
       continue;
-    std::string path = stagePath(i);
-    LogicalResult written =
-        s == Stage::LLVMIR
-            ? writeAtomically(path, [&](llvm::raw_ostream &os) {
-                artifacts->llvmModule->print(os, nullptr);
-              })
-        : s == Stage::ObjectCode
-            ? writeAtomically(path, [&](llvm::raw_ostream &os) {
-                os.write(artifacts->object.data(), artifacts->object.size());
-              })
-            : writeAtomically(path, printModule);
-    if (failed(written))
+    if (failed(writeProduct(stagePath(i), s == Stage::LLVMIR       ? Emit::LLVM
+                                          : s == Stage::ObjectCode ? Emit::Obj
+                                                                   : Emit::MLIR)))
       return finishReport(1);
   }
   where.stage.clear();
   if (!cachePath.empty() && !cacheHit &&
-      failed(writeAtomically(cachePath, [&](llvm::raw_ostream &os) {
-        os.write(artifacts->object.data(), artifacts->object.size());
-      })))
+      failed(writeProduct(cachePath, Emit::Obj)))
     return finishReport(1);
 
 
@@ -681,20 +681,7 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                  << llvm::formatv("{0:F1}", session->lifetimePeakRSS() / 1e6)
                  << " MB (stages Load/Execute are in the report)\n";
 
-  if (writeOutput) {
-    LogicalResult written = success();
-    if (emit == Emit::MLIR)
-      written = writeAtomically(output, printModule);
-    else if (emit == Emit::LLVM)
-      written = writeAtomically(output, [&](llvm::raw_ostream &os) {
-        artifacts->llvmModule->print(os, nullptr);
-      });
-    else
-      written = writeAtomically(output, [&](llvm::raw_ostream &os) {
-        os.write(artifacts->object.data(), artifacts->object.size());
-      });
-    if (failed(written))
-      return finishReport(1);
-  }
+  if (writeOutput && failed(writeProduct(output, emit)))
+    return finishReport(1);
   return finishReport(0);
 }
