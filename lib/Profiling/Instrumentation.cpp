@@ -480,7 +480,19 @@ void ProfilingInstrumentation::finish(mlir::Pass *pass, mlir::Operation *op,
     if (!opOnly)
       while (mlir::Operation *parent = target->getParentOp())
         target = parent;
-    ir = measureIR(target, s.opts.irOptions);
+    if (op->getContext()->isMultithreadingEnabled()) {
+      ir = measureIR(target, s.opts.irOptions);
+    } else {
+      mlir::OperationFingerPrint print(target);
+      if (last.target == target && last.print && *last.print == print) {
+        ir = last.metrics;
+      } else {
+        ir = measureIR(target, s.opts.irOptions);
+        last.target = target;
+        last.print.emplace(print);
+        last.metrics = *ir;
+      }
+    }
   }
 
   int64_t parent;

@@ -414,6 +414,9 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   if (profiling) {
     profiling::ProfilingOptions po;
     po.irMetricsPerPass = o.profilePasses;
+    // The pass manager verifies after every pass; the printer need not
+    // verify again (same bytes for valid IR, much less time on big modules).
+    po.irOptions.flags = OpPrintingFlags().assumeVerified();
     session = std::make_unique<profiling::ProfilingSession>(po);
     if (llvm::Error e = session->startTimeline(o.timelineInterval)) {
       fail(llvm::toString(std::move(e)));
@@ -423,6 +426,11 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     if (auto snap = session->snapshot("start"); !snap)
       llvm::consumeError(snap.takeError());
   }
+
+  // Stage outputs are verified by the pass manager; printing them for the
+  // metrics need not verify again.
+  profiling::IRMetricsOptions verifiedIR;
+  verifiedIR.flags = OpPrintingFlags().assumeVerified();
 
   llvm::SourceMgr sourceMgr;
   std::string errorMessage;
@@ -441,7 +449,7 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
     if (module && parse)
       if (profiling::StageRecord *rec = parse->finish())
-        rec->ir = profiling::measureIR(*module);
+        rec->ir = profiling::measureIR(*module, verifiedIR);
   }
   if (!module)
     return finishReport(1); // the parser reported where
@@ -562,7 +570,7 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                   : s == Stage::ObjectCode ? profiling::measureBuffer(llvm::StringRef(
                                                  artifacts->object.data(),
                                                  artifacts->object.size()))
-                                           : profiling::measureIR(*module);
+                                           : profiling::measureIR(*module, verifiedIR);
     if (o.irDir.empty())
       continue;
     if (failed(writeProduct(stagePath(i), s == Stage::LLVMIR       ? Emit::LLVM

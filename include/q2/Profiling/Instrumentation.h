@@ -32,6 +32,7 @@
 #include "q2/Profiling/Memory.h"
 #include "q2/Profiling/Timeline.h"
 
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassInstrumentation.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -272,6 +273,14 @@ public:
 private:
   void finish(mlir::Pass *pass, mlir::Operation *op, bool failed);
   ProfilingSession &session;
+  /// Single-threaded runs only: the last op measured, its structural
+  /// fingerprint and metrics. A pass that left the IR unchanged (same
+  /// fingerprint) reuses them instead of printing the module again.
+  struct LastMeasure {
+    mlir::Operation *target = nullptr;
+    std::optional<mlir::OperationFingerPrint> print;
+    IRMetrics metrics;
+  } last;
 };
 
 /// Adds a ProfilingInstrumentation for `session` to `pm` (the PassManager
