@@ -21,5 +21,8 @@ echo
 "$BIN/q2-opt" --profile-stages --keep-native-pauli --run 5 "$OUT/h2_qpe.mlir" \
   -o "$OUT/h2_qpe.o" --report "$OUT/report.json" --trace "$OUT/trace.json" \
   --ir-dir "$OUT/ir"
+# Debian's python3-matplotlib (the plot is skipped, not failed, without it).
+/usr/bin/python3 tools/q2-opt/plot_profile.py "$OUT/report.json" -o "$OUT/profile.png"
 echo
 echo "report: $OUT/report.json  trace (Perfetto): $OUT/trace.json  IR: $OUT/ir/"
+echo "plot: $OUT/profile.png"
