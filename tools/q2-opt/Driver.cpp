@@ -393,8 +393,11 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     session->stopTimeline();
     if (code != 0 && reportJSON["error"].is_null())
       reportJSON["error"] = firstError.empty() ? "failed" : firstError;
-    reportJSON["phase_b"] = session->toJSON();
-    reportJSON["lifetime_peak_rss_bytes"] = session->lifetimePeakRSS();
+    if (!o.report.empty()) {
+      // Built only when asked for: it copies every pass and sample.
+      reportJSON["phase_b"] = session->toJSON();
+      reportJSON["lifetime_peak_rss_bytes"] = session->lifetimePeakRSS();
+    }
     if (!o.report.empty())
       if (llvm::Error e = profiling::writeJSONAtomically(o.report, reportJSON)) {
         fail(llvm::toString(std::move(e)));
