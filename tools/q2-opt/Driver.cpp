@@ -159,11 +159,18 @@ std::string formatLoc(Location loc) {
 
 /// Tracks the stage and pass running now, so that a diagnostic can say
 /// where in the pipeline it came from.
-struct WhereAmI : PassInstrumentation {
+struct WhereAmI {
   std::string stage, pass;
+};
+
+/// Keeps WhereAmI::pass current. The PassManager owns its instrumentations,
+/// so this one only points at the driver's WhereAmI.
+struct TrackPass : PassInstrumentation {
+  WhereAmI &where;
+  explicit TrackPass(WhereAmI &where) : where(where) {}
   void runBeforePass(Pass *p, Operation *) override {
-    pass = p->getArgument().empty() ? p->getName().str()
-                                    : p->getArgument().str();
+    where.pass = p->getArgument().empty() ? p->getName().str()
+                                          : p->getArgument().str();
   }
 };
 
@@ -544,16 +551,10 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                  << ")\n";
   }
 
-  struct Forward : PassInstrumentation {
-    WhereAmI &w;
-    explicit Forward(WhereAmI &w) : w(w) {}
-    void runBeforePass(Pass *p, Operation *op) override { w.runBeforePass(p, op); }
-  };
-
   for (unsigned i = 1; i <= last && !cacheHit; ++i) {
     Stage s = stageAt(i);
     PassManager pm(&ctx);
-    pm.addInstrumentation(std::make_unique<Forward>(where));
+    pm.addInstrumentation(std::make_unique<TrackPass>(where));
     if (session)
       profiling::attachProfiling(pm, *session);
     buildStage(pm, s, popts, artifacts);
