@@ -36,7 +36,10 @@ uint64_t CountingOStream::lines() {
 }
 
 nlohmann::json IRMetrics::toJSON() const {
-  nlohmann::json j = {{"kind", kind}, {"bytes", bytes}, {"lines", lines}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["kind"] = kind;
+  j["bytes"] = bytes;
+  j["lines"] = lines;
   if (kind != "object") {
     j["ops"] = ops;
     nlohmann::json h = nlohmann::json::object();
@@ -74,10 +77,11 @@ IRMetrics q2::profiling::measureIR(mlir::Operation *op,
   return m;
 }
 
-IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps) {
+IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps,
+                                   bool print) {
   IRMetrics m;
   m.kind = "llvm-ir";
-  {
+  if (print) {
     CountingOStream os;
     module.print(os, nullptr);
     m.bytes = os.bytes();

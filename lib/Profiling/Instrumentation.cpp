@@ -40,24 +40,27 @@ std::string PassRecord::label() const {
 }
 
 nlohmann::json PassRecord::toJSON() const {
-  nlohmann::json j = {{"index", index},
-                      {"parent", parent},
-                      {"depth", depth},
-                      {"thread", thread},
-                      {"name", name},
-                      {"argument", argument},
-                      {"op", opName},
-                      {"stage", stage},
-                      {"adaptor", isAdaptor},
-                      {"failed", failed},
-                      {"start_s", startS},
-                      {"wall_s", wallS},
-                      {"self_wall_s", selfWallS},
-                      {"cpu_s", cpuS},
-                      {"profiler_s", profilerS},
-                      {"rss_before_bytes", rssBefore},
-                      {"rss_after_bytes", rssAfter},
-                      {"rss_delta_bytes", rssDelta}};
+  // Filled key by key: nlohmann's initializer-list form copies and re-checks
+  // every element, which made the report the profiler's costliest step.
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["index"] = index;
+  j["parent"] = parent;
+  j["depth"] = depth;
+  j["thread"] = thread;
+  j["name"] = name;
+  j["argument"] = argument;
+  j["op"] = opName;
+  j["stage"] = stage;
+  j["adaptor"] = isAdaptor;
+  j["failed"] = failed;
+  j["start_s"] = startS;
+  j["wall_s"] = wallS;
+  j["self_wall_s"] = selfWallS;
+  j["cpu_s"] = cpuS;
+  j["profiler_s"] = profilerS;
+  j["rss_before_bytes"] = rssBefore;
+  j["rss_after_bytes"] = rssAfter;
+  j["rss_delta_bytes"] = rssDelta;
   if (!opSymbol.empty())
     j["op_symbol"] = opSymbol;
   if (!finished)
@@ -68,22 +71,23 @@ nlohmann::json PassRecord::toJSON() const {
 }
 
 nlohmann::json StageRecord::toJSON() const {
-  nlohmann::json j = {{"name", name},
-                      {"index", index},
-                      {"wall_s", wallS},
-                      {"cpu_s", cpuS},
-                      {"rss_before_bytes", begin.status.vmRSS},
-                      {"rss_after_bytes", end.status.vmRSS},
-                      {"heap_after_bytes", end.heap.inUse},
-                      {"peak_rss_bytes", peakRSS},
-                      {"peak_source", peakSource},
-                      {"peak_reset_accepted", peakResetAccepted},
-                      {"sampled_peak_rss_bytes", sampledPeakRSS},
-                      {"first_pass", firstPass},
-                      {"end_pass", endPass},
-                      {"profiler_s", profilerS},
-                      {"begin", begin.toJSON()},
-                      {"end", end.toJSON()}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["name"] = name;
+  j["index"] = index;
+  j["wall_s"] = wallS;
+  j["cpu_s"] = cpuS;
+  j["rss_before_bytes"] = begin.status.vmRSS;
+  j["rss_after_bytes"] = end.status.vmRSS;
+  j["heap_after_bytes"] = end.heap.inUse;
+  j["peak_rss_bytes"] = peakRSS;
+  j["peak_source"] = peakSource;
+  j["peak_reset_accepted"] = peakResetAccepted;
+  j["sampled_peak_rss_bytes"] = sampledPeakRSS;
+  j["first_pass"] = firstPass;
+  j["end_pass"] = endPass;
+  j["profiler_s"] = profilerS;
+  j["begin"] = begin.toJSON();
+  j["end"] = end.toJSON();
   if (!peakResetError.empty())
     j["peak_reset_error"] = peakResetError;
   if (sampledPeak)
@@ -247,6 +251,17 @@ llvm::Expected<MemorySnapshot> ProfilingSession::snapshot(llvm::StringRef label,
   noteHWM(s->status.vmHWM);
   snaps.push_back(*s);
   return *s;
+}
+
+IRMetrics ProfilingSession::measureIRCached(mlir::Operation *op) {
+  mlir::OperationFingerPrint print(op);
+  if (lastIR.target == op && lastIR.print && *lastIR.print == print)
+    return lastIR.metrics;
+  IRMetrics m = measureIR(op, opts.irOptions);
+  lastIR.target = op;
+  lastIR.print.emplace(print);
+  lastIR.metrics = m;
+  return m;
 }
 
 std::vector<PassRecord> ProfilingSession::passes() const {
@@ -480,19 +495,10 @@ void ProfilingInstrumentation::finish(mlir::Pass *pass, mlir::Operation *op,
     if (!opOnly)
       while (mlir::Operation *parent = target->getParentOp())
         target = parent;
-    if (op->getContext()->isMultithreadingEnabled()) {
-      ir = measureIR(target, s.opts.irOptions);
-    } else {
-      mlir::OperationFingerPrint print(target);
-      if (last.target == target && last.print && *last.print == print) {
-        ir = last.metrics;
-      } else {
-        ir = measureIR(target, s.opts.irOptions);
-        last.target = target;
-        last.print.emplace(print);
-        last.metrics = *ir;
-      }
-    }
+    // The cache is for one thread; other threads may be rewriting IR.
+    ir = op->getContext()->isMultithreadingEnabled()
+             ? measureIR(target, s.opts.irOptions)
+             : s.measureIRCached(target);
   }
 
   int64_t parent;

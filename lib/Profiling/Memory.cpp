@@ -184,13 +184,18 @@ llvm::Expected<SmapsRollup> q2::profiling::readSmapsRollup(pid_t pid) {
   auto text = readProcFile(procPath(pid, "smaps_rollup"));
   if (!text)
     return text.takeError();
-  SmapsRollup out;
-  forEachKBLine(*text, [&](llvm::StringRef key, uint64_t bytes) {
-    out[key.str()] = bytes;
-  });
+  SmapsRollup out = parseSmapsRollup(*text);
   if (out.empty())
     return llvm::createStringError(procPath(pid, "smaps_rollup") +
                                    ": no entries (process exited?)");
+  return out;
+}
+
+SmapsRollup q2::profiling::parseSmapsRollup(llvm::StringRef text) {
+  SmapsRollup out;
+  forEachKBLine(text, [&](llvm::StringRef key, uint64_t bytes) {
+    out[key.str()] = bytes;
+  });
   return out;
 }
 
@@ -299,33 +304,43 @@ nlohmann::json q2::profiling::toJSON(const SmapsRollup &smaps) {
 }
 
 nlohmann::json ProcStatus::toJSON() const {
-  return {{"vm_rss_bytes", vmRSS},     {"vm_hwm_bytes", vmHWM},
-          {"vm_peak_bytes", vmPeak},   {"vm_size_bytes", vmSize},
-          {"rss_anon_bytes", rssAnon}, {"rss_file_bytes", rssFile}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["vm_rss_bytes"] = vmRSS;
+  j["vm_hwm_bytes"] = vmHWM;
+  j["vm_peak_bytes"] = vmPeak;
+  j["vm_size_bytes"] = vmSize;
+  j["rss_anon_bytes"] = rssAnon;
+  j["rss_file_bytes"] = rssFile;
+  return j;
 }
 
 nlohmann::json RUsage::toJSON() const {
-  return {{"ru_maxrss_self_bytes", maxRSSSelf},
-          {"ru_maxrss_children_bytes", maxRSSChildren},
-          {"user_s", userS},
-          {"system_s", systemS}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["ru_maxrss_self_bytes"] = maxRSSSelf;
+  j["ru_maxrss_children_bytes"] = maxRSSChildren;
+  j["user_s"] = userS;
+  j["system_s"] = systemS;
+  return j;
 }
 
 nlohmann::json HeapInfo::toJSON() const {
-  return {{"heap_in_use_bytes", inUse},
-          {"arena_in_use_bytes", arenaInUse},
-          {"mmapped_bytes", mmapped},
-          {"arena_free_bytes", arenaFree}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["heap_in_use_bytes"] = inUse;
+  j["arena_in_use_bytes"] = arenaInUse;
+  j["mmapped_bytes"] = mmapped;
+  j["arena_free_bytes"] = arenaFree;
+  return j;
 }
 
 nlohmann::json MemorySnapshot::toJSON() const {
-  nlohmann::json j = {{"label", label},
-                      {"pid", pid},
-                      {"self", self},
-                      {"elapsed_s", elapsedS},
-                      {"unix_time_s", unixTimeS},
-                      {"cpu_s", cpuS},
-                      {"status", status.toJSON()}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["label"] = label;
+  j["pid"] = pid;
+  j["self"] = self;
+  j["elapsed_s"] = elapsedS;
+  j["unix_time_s"] = unixTimeS;
+  j["cpu_s"] = cpuS;
+  j["status"] = status.toJSON();
   if (self) {
     j["rusage"] = rusage.toJSON();
     j["heap"] = heap.toJSON();

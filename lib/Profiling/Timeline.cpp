@@ -3,9 +3,14 @@
 #include "q2/Profiling/Timeline.h"
 #include "q2/Profiling/ChromeTrace.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace q2::profiling;
@@ -31,6 +36,7 @@ void PhaseTracker::setStage(llvm::StringRef stage) {
   cur.pass = 0;
   cur.record = -1;
   cur.generation = gen.fetch_add(1, std::memory_order_acq_rel) + 1;
+  publish();
 }
 
 void PhaseTracker::setPass(llvm::StringRef pass, int64_t record) {
@@ -38,6 +44,30 @@ void PhaseTracker::setPass(llvm::StringRef pass, int64_t record) {
   cur.pass = intern(pass);
   cur.record = record;
   cur.generation = gen.fetch_add(1, std::memory_order_acq_rel) + 1;
+  publish();
+}
+
+void PhaseTracker::publish() {
+  uint64_t s = seq.load(std::memory_order_relaxed);
+  seq.store(s + 1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  aStage.store(cur.stage, std::memory_order_relaxed);
+  aPass.store(cur.pass, std::memory_order_relaxed);
+  aRecord.store(cur.record, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  seq.store(s + 2, std::memory_order_release);
+}
+
+bool PhaseTracker::tryCurrent(uint32_t &stage, uint32_t &pass,
+                              int64_t &record) const {
+  uint64_t s0 = seq.load(std::memory_order_acquire);
+  if (s0 & 1)
+    return false;
+  stage = aStage.load(std::memory_order_relaxed);
+  pass = aPass.load(std::memory_order_relaxed);
+  record = aRecord.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return seq.load(std::memory_order_relaxed) == s0;
 }
 
 PhaseTracker::Phase PhaseTracker::current() const {
@@ -55,8 +85,11 @@ std::string PhaseTracker::name(uint32_t id) const {
 //===----------------------------------------------------------------------===//
 
 nlohmann::json TimelineSample::toJSON() const {
-  nlohmann::json j = {
-      {"t_s", t}, {"rss_bytes", rss}, {"stage", stage}, {"pass", pass}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["t_s"] = t;
+  j["rss_bytes"] = rss;
+  j["stage"] = stage;
+  j["pass"] = pass;
   if (passRecord >= 0)
     j["pass_record"] = passRecord;
   return j;
@@ -75,6 +108,306 @@ nlohmann::json TimelinePeak::toJSON() const {
 }
 
 //===----------------------------------------------------------------------===//
+// Signal backend
+//===----------------------------------------------------------------------===//
+
+/// Everything the signal handler touches: preallocated, no locks, no
+/// allocation. `busy` is the only synchronisation: whoever sets it (the
+/// handler, or the owning code draining or sampling) has the buffer; a
+/// handler that finds it set skips that tick.
+struct TimelineSampler::SignalState {
+  std::atomic<bool> busy{false};
+  const PhaseTracker *phase = nullptr;
+  int statmFd = -1;
+  uint64_t pageSize = 4096;
+  bool smapsAtPeaks = true;
+  SmapsPolicy policy;
+
+  std::unique_ptr<RawSample[]> buf; ///< handed to `raw` at every drain
+  size_t cap = 0, count = 0;
+  uint64_t dropped = 0, skipped = 0; ///< buffer full / buffer busy
+  RawSample droppedMax{};
+  uint64_t peakRSS = 0;
+  uint32_t lastStage = 0, lastPass = 0;
+  int64_t lastRecord = -1;
+  bool readFailed = false;
+
+  // The highest smaps capture, raw text (parsed outside the handler).
+  char smapsText[8192];
+  size_t smapsLen = 0;
+  uint64_t smapsAtRSS = 0;
+  double smapsT = 0;
+
+  timer_t timer{};
+  bool timerCreated = false;
+  struct sigaction oldAction {};
+
+  /// Reads RSS without allocating (no Expected, no sscanf).
+  bool readRSS(uint64_t &rss) const {
+    char b[128];
+    ssize_t n;
+    do
+      n = ::pread(statmFd, b, sizeof(b) - 1, 0);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0)
+      return false;
+    // "size resident shared ..." in pages.
+    ssize_t i = 0;
+    while (i < n && b[i] != ' ')
+      ++i;
+    ++i;
+    uint64_t pages = 0;
+    bool any = false;
+    for (; i < n && b[i] >= '0' && b[i] <= '9'; ++i, any = true)
+      pages = pages * 10 + uint64_t(b[i] - '0');
+    rss = pages * pageSize;
+    return any;
+  }
+
+  /// One sample into `buf`; runs in the handler or with `busy` held.
+  void sample(bool final) {
+    RawSample s{};
+    if (!readRSS(s.rss)) {
+      readFailed = true;
+      return;
+    }
+    s.t = elapsedSeconds();
+    s.stage = lastStage;
+    s.pass = lastPass;
+    s.record = lastRecord;
+    // A tick that interrupted a phase change keeps the previous tags.
+    if (phase && phase->tryCurrent(s.stage, s.pass, s.record)) {
+      lastStage = s.stage;
+      lastPass = s.pass;
+      lastRecord = s.record;
+    } else if (phase) {
+      s.stage = lastStage;
+      s.pass = lastPass;
+      s.record = lastRecord;
+    }
+    if (count < cap) {
+      buf[count++] = s;
+    } else {
+      ++dropped;
+      if (s.rss > droppedMax.rss)
+        droppedMax = s;
+    }
+    peakRSS = std::max(peakRSS, s.rss);
+    policy.noteFirst(s.rss, s.t);
+    if (smapsAtPeaks && (final ? policy.dueAtEnd(s.rss, peakRSS)
+                               : policy.due(s.rss, peakRSS, s.t)))
+      captureSmaps(s);
+  }
+
+  /// Reads smaps_rollup into `out`; returns the length (0 on failure).
+  static size_t readSmapsText(char *out, size_t cap) {
+    int fd = ::open("/proc/self/smaps_rollup", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return 0;
+    size_t len = 0;
+    while (len < cap) {
+      ssize_t n = ::read(fd, out + len, cap - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += size_t(n);
+    }
+    ::close(fd);
+    return len;
+  }
+
+  void keepCapture(const RawSample &s, const char *text, size_t len,
+                   double c0, double c1) {
+    if (len == 0 || !policy.captured(s.rss, c0, c1))
+      return;
+    std::memcpy(smapsText, text, len);
+    smapsLen = len;
+    smapsAtRSS = s.rss;
+    smapsT = s.t;
+  }
+
+  // Read here, on the compiler's thread: handing it to a task on another
+  // CPU (clone(CLONE_VM)) was measured slower on a 2-vCPU VM.
+  void captureSmaps(const RawSample &s) {
+    char tmp[sizeof(smapsText)];
+    double c0 = elapsedSeconds();
+    size_t len = readSmapsText(tmp, sizeof(tmp));
+    keepCapture(s, tmp, len, c0, elapsedSeconds());
+  }
+
+  void lock() {
+    while (busy.exchange(true, std::memory_order_acquire))
+      ::sched_yield(); // only another thread's handler can hold it
+  }
+  void unlock() { busy.store(false, std::memory_order_release); }
+};
+
+std::atomic<TimelineSampler::SignalState *> TimelineSampler::activeSignal{
+    nullptr};
+
+int TimelineSampler::signalNumber() { return SIGRTMIN + 5; }
+
+void TimelineSampler::onSignal(int) {
+  int savedErrno = errno;
+  SignalState *st = activeSignal.load(std::memory_order_acquire);
+  if (st) {
+    if (!st->busy.exchange(true, std::memory_order_acquire)) {
+      st->sample(/*final=*/false);
+      st->busy.store(false, std::memory_order_release);
+    } else {
+      ++st->skipped; // racy count; only informative
+    }
+  }
+  errno = savedErrno;
+}
+
+llvm::Error TimelineSampler::startSignal() {
+  if (opts.pid != 0)
+    return llvm::createStringError("a signal samples only this process");
+  const int signo = signalNumber();
+  auto st = std::make_unique<SignalState>();
+  st->phase = phase;
+  st->pageSize = uint64_t(sysconf(_SC_PAGESIZE));
+  st->smapsAtPeaks = opts.smapsAtPeaks;
+  st->policy = policy;
+  // Drained at every stage boundary; past this many samples in between
+  // (65 s at 1 ms) only the highest is kept.
+  st->cap = 1 << 16;
+  st->buf.reset(new RawSample[st->cap]);
+  st->statmFd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (st->statmFd < 0)
+    return llvm::createStringError(
+        std::error_code(errno, std::generic_category()),
+        "/proc/self/statm: " + std::string(std::strerror(errno)));
+  auto fail = [&](const llvm::Twine &what) {
+    int err = errno;
+    ::close(st->statmFd);
+    return llvm::createStringError(std::error_code(err, std::generic_category()),
+                                   what + ": " + std::strerror(err));
+  };
+
+  SignalState *expected = nullptr;
+  if (!activeSignal.compare_exchange_strong(expected, st.get())) {
+    ::close(st->statmFd);
+    return llvm::createStringError("another timeline already uses the signal");
+  }
+  struct sigaction sa {};
+  sa.sa_handler = &TimelineSampler::onSignal;
+  sigemptyset(&sa.sa_mask);
+  // Interrupted system calls restart, so the compiler never sees EINTR
+  // from a tick (except in calls that never restart, e.g. nanosleep).
+  sa.sa_flags = SA_RESTART;
+  if (::sigaction(signo, nullptr, &st->oldAction) != 0 ||
+      st->oldAction.sa_handler != SIG_DFL) {
+    activeSignal.store(nullptr);
+    if (st->oldAction.sa_handler != SIG_DFL)
+      errno = EBUSY;
+    return fail("real-time signal " + llvm::Twine(signo) + " is in use");
+  }
+  if (::sigaction(signo, &sa, nullptr) != 0) {
+    activeSignal.store(nullptr);
+    return fail("sigaction");
+  }
+  // Delivered to this thread (the one running the compiler), not to any.
+  sigevent sev {};
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = signo;
+  sev._sigev_un._tid = pid_t(::syscall(SYS_gettid));
+  if (::timer_create(CLOCK_MONOTONIC, &sev, &st->timer) != 0) {
+    ::sigaction(signo, &st->oldAction, nullptr);
+    activeSignal.store(nullptr);
+    return fail("timer_create");
+  }
+  st->timerCreated = true;
+  itimerspec its {};
+  its.it_interval.tv_sec = opts.intervalMs / 1000;
+  its.it_interval.tv_nsec = long(opts.intervalMs % 1000) * 1000000L;
+  its.it_value = its.it_interval;
+  sig = std::move(st);
+  if (::timer_settime(sig->timer, 0, &its, nullptr) != 0) {
+    auto err = fail("timer_settime");
+    stopSignal();
+    return err;
+  }
+  usedSignal = true;
+  return llvm::Error::success();
+}
+
+void TimelineSampler::drainSignal() {
+  if (!sig)
+    return;
+  sig->lock();
+  std::lock_guard<std::mutex> lock(dataMutex);
+  for (size_t i = 0; i < sig->count; ++i) {
+    raw.push_back(sig->buf[i]);
+    if (raw.size() == 1 || raw.back().rss > raw[peakIndex].rss)
+      peakIndex = raw.size() - 1;
+  }
+  sig->count = 0;
+  if (sig->readFailed && !failure)
+    failure = "sampling stopped: /proc/self/statm cannot be read";
+  sig->unlock();
+}
+
+void TimelineSampler::stopSignal() {
+  if (!sig)
+    return;
+  const int signo = signalNumber();
+  if (sig->timerCreated)
+    ::timer_delete(sig->timer);
+  // SIG_IGN discards a tick still pending, which the restored default
+  // action would otherwise turn into process termination.
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  ::sigaction(signo, &ign, nullptr);
+  ::sigaction(signo, &sig->oldAction, nullptr);
+  activeSignal.store(nullptr, std::memory_order_release);
+  // The last sample (and a capture if there is none yet), then hand over.
+  sig->lock();
+  sig->sample(/*final=*/true);
+  sig->unlock();
+  drainSignal();
+  std::lock_guard<std::mutex> lock(dataMutex);
+  if (sig->dropped) {
+    raw.push_back(sig->droppedMax);
+    std::stable_sort(raw.begin(), raw.end(),
+                     [](const RawSample &a, const RawSample &b) { return a.t < b.t; });
+    peakIndex = 0;
+    for (size_t i = 1; i < raw.size(); ++i)
+      if (raw[i].rss > raw[peakIndex].rss)
+        peakIndex = i;
+    note = std::to_string(sig->dropped) +
+           " samples between two stage boundaries exceeded the buffer; the "
+           "highest was kept";
+  }
+  if (sig->smapsLen && (!peakSmaps || sig->smapsAtRSS > smapsAtRSS)) {
+    peakSmaps = parseSmapsRollup(llvm::StringRef(sig->smapsText, sig->smapsLen));
+    smapsAtRSS = sig->smapsAtRSS;
+    smapsT = sig->smapsT;
+  }
+  ::close(sig->statmFd);
+  sig.reset();
+}
+
+std::vector<TimelineSampler::RawSample> TimelineSampler::allSamples() const {
+  // Same order as drainSignal(): the handler's buffer, then dataMutex.
+  if (sig)
+    sig->lock();
+  std::vector<RawSample> all;
+  {
+    std::lock_guard<std::mutex> lock(dataMutex);
+    all = raw;
+  }
+  if (sig) {
+    all.insert(all.end(), sig->buf.get(), sig->buf.get() + sig->count);
+    sig->unlock();
+  }
+  return all;
+}
+
+//===----------------------------------------------------------------------===//
 // TimelineSampler
 //===----------------------------------------------------------------------===//
 
@@ -84,9 +417,9 @@ TimelineSampler::create(const Options &options, const PhaseTracker *phase) {
     return llvm::createStringError(
         "timeline interval must be a positive number of milliseconds (got " +
         std::to_string(options.intervalMs) + ")");
-  if (options.smapsMinGrowthFraction < 0 || options.smapsBackoff < 0)
+  if (options.smapsMinGrowthFraction < 0 || options.smapsBudget < 0)
     return llvm::createStringError(
-        "smaps growth fraction and backoff must be >= 0");
+        "smaps growth fraction and budget must be >= 0");
   return std::unique_ptr<TimelineSampler>(new TimelineSampler(options, phase));
 }
 
@@ -94,12 +427,15 @@ TimelineSampler::TimelineSampler(const Options &options,
                                  const PhaseTracker *phase)
     : opts(options), phase(phase) {
   raw.reserve(4096);
+  policy.minGrowthBytes = opts.smapsMinGrowthBytes;
+  policy.minGrowthFraction = opts.smapsMinGrowthFraction;
+  policy.budget = opts.smapsBudget;
 }
 
 TimelineSampler::~TimelineSampler() { stop(); }
 
 llvm::Error TimelineSampler::start() {
-  if (thread.joinable())
+  if (running())
     return llvm::createStringError("timeline sampler is already running");
   if (!rssReader) {
     // Kept open: saves an open/close per sample at 1 ms intervals.
@@ -111,12 +447,27 @@ llvm::Error TimelineSampler::start() {
   {
     std::lock_guard<std::mutex> lock(stopMutex);
     stopRequested = false;
+    smapsRequested = false;
   }
   {
     std::lock_guard<std::mutex> lock(dataMutex);
     failure.reset();
   }
-  if (!takeSample())
+  usedSignal = false;
+  if (opts.backend != Options::Backend::Thread) {
+    llvm::Error err = startSignal();
+    if (!err)
+      return takeSample(/*readSmaps=*/true)
+                 ? llvm::Error::success()
+                 : llvm::createStringError(error().value_or("cannot sample"));
+    if (opts.backend == Options::Backend::Signal)
+      return err;
+    if (opts.pid == 0)
+      note = "sampler thread used: " + llvm::toString(std::move(err));
+    else
+      llvm::consumeError(std::move(err));
+  }
+  if (!takeSample(/*readSmaps=*/false))
     return llvm::createStringError(*error());
   try {
     thread = std::thread([this] { run(); });
@@ -128,6 +479,10 @@ llvm::Error TimelineSampler::start() {
 }
 
 void TimelineSampler::stop() {
+  if (sig) {
+    stopSignal();
+    return;
+  }
   if (!thread.joinable())
     return;
   {
@@ -136,8 +491,9 @@ void TimelineSampler::stop() {
   }
   stopCV.notify_all();
   thread.join();
-  // A final point so the timeline extends to the end of the profiled work.
-  takeSample();
+  // A final point so the timeline extends to the end of the profiled work;
+  // no thread is left to hand a capture to, so it is read here.
+  takeSample(/*readSmaps=*/true, /*final=*/true);
 }
 
 void TimelineSampler::run() {
@@ -146,10 +502,21 @@ void TimelineSampler::run() {
   auto next = clock::now() + period;
   std::unique_lock<std::mutex> lock(stopMutex);
   while (!stopRequested) {
-    if (stopCV.wait_until(lock, next, [this] { return stopRequested; }))
-      break;
+    if (stopCV.wait_until(lock, next,
+                          [this] { return stopRequested || smapsRequested; })) {
+      if (stopRequested)
+        break;
+      // A capture handed over by sampleNow(): off the schedule.
+      smapsRequested = false;
+      lock.unlock();
+      bool ok = takeSample(/*readSmaps=*/true);
+      lock.lock();
+      if (!ok)
+        break;
+      continue;
+    }
     lock.unlock();
-    bool ok = takeSample();
+    bool ok = takeSample(/*readSmaps=*/true);
     lock.lock();
     if (!ok)
       break;
@@ -162,9 +529,27 @@ void TimelineSampler::run() {
   }
 }
 
-void TimelineSampler::sampleNow() { takeSample(); }
+void TimelineSampler::sampleNow() {
+  if (sig) {
+    // Same path as a tick, then hand the buffer over.
+    sig->lock();
+    sig->sample(/*final=*/false);
+    sig->unlock();
+    drainSignal();
+    return;
+  }
+  takeSample(/*readSmaps=*/!thread.joinable());
+}
 
-bool TimelineSampler::takeSample() {
+bool TimelineSampler::takeSample(bool readSmaps, bool final) {
+  if (sig) {
+    sig->lock();
+    sig->sample(final);
+    bool ok = !sig->readFailed;
+    sig->unlock();
+    drainSignal();
+    return ok;
+  }
   if (!rssReader)
     return false;
   RawSample s{};
@@ -200,18 +585,18 @@ bool TimelineSampler::takeSample() {
     raw.push_back(s);
     if (raw.size() == 1 || s.rss > raw[peakIndex].rss)
       peakIndex = raw.size() - 1;
-    if (opts.smapsAtPeaks) {
-      // Capture near the peak once it has grown past the last capture; not
-      // only on a new maximum, so a plateau reached during a back-off is
-      // still captured once the back-off ends.
-      uint64_t threshold = std::max<uint64_t>(
-          opts.smapsMinGrowthBytes,
-          uint64_t(opts.smapsMinGrowthFraction * double(smapsAtRSS)));
-      bool nearPeak = s.rss + threshold > raw[peakIndex].rss;
-      captureSmaps =
-          !peakSmaps || (nearPeak && s.rss >= smapsAtRSS + threshold &&
-                         s.t >= smapsNextAllowed);
+    policy.noteFirst(s.rss, s.t);
+    captureSmaps = opts.smapsAtPeaks &&
+                   (final ? policy.dueAtEnd(s.rss, raw[peakIndex].rss)
+                          : policy.due(s.rss, raw[peakIndex].rss, s.t));
+  }
+  if (captureSmaps && !readSmaps) {
+    {
+      std::lock_guard<std::mutex> lock(stopMutex);
+      smapsRequested = true;
     }
+    stopCV.notify_all();
+    return true;
   }
   if (captureSmaps) {
     double c0 = elapsedSeconds();
@@ -219,8 +604,7 @@ bool TimelineSampler::takeSample() {
     double c1 = elapsedSeconds();
     if (smaps) {
       std::lock_guard<std::mutex> lock(dataMutex);
-      smapsNextAllowed = c1 + (c1 - c0) * opts.smapsBackoff;
-      if (!peakSmaps || s.rss > smapsAtRSS) {
+      if (policy.captured(s.rss, c0, c1) || !peakSmaps) {
         peakSmaps = std::move(*smaps);
         smapsAtRSS = s.rss;
         smapsT = s.t;
@@ -244,17 +628,10 @@ TimelineSample TimelineSampler::expand(const RawSample &r) const {
   return s;
 }
 
-size_t TimelineSampler::sampleCount() const {
-  std::lock_guard<std::mutex> lock(dataMutex);
-  return raw.size();
-}
+size_t TimelineSampler::sampleCount() const { return allSamples().size(); }
 
 std::vector<TimelineSample> TimelineSampler::samples() const {
-  std::vector<RawSample> copy;
-  {
-    std::lock_guard<std::mutex> lock(dataMutex);
-    copy = raw;
-  }
+  std::vector<RawSample> copy = allSamples();
   std::vector<TimelineSample> out;
   out.reserve(copy.size());
   for (const RawSample &r : copy)
@@ -264,15 +641,27 @@ std::vector<TimelineSample> TimelineSampler::samples() const {
 
 TimelinePeak TimelineSampler::peak() const {
   TimelinePeak p;
-  RawSample r;
+  std::vector<RawSample> all = allSamples();
+  if (all.empty())
+    return p;
+  RawSample r = *std::max_element(
+      all.begin(), all.end(),
+      [](const RawSample &a, const RawSample &b) { return a.rss < b.rss; });
   {
     std::lock_guard<std::mutex> lock(dataMutex);
-    if (raw.empty())
-      return p;
-    r = raw[peakIndex];
     p.smaps = peakSmaps;
     p.smapsAtRSS = smapsAtRSS;
     p.smapsT = smapsT;
+  }
+  if (sig) {
+    // A capture the handler took that has not been handed over yet.
+    sig->lock();
+    if (sig->smapsLen && (!p.smaps || sig->smapsAtRSS > p.smapsAtRSS)) {
+      p.smaps = parseSmapsRollup(llvm::StringRef(sig->smapsText, sig->smapsLen));
+      p.smapsAtRSS = sig->smapsAtRSS;
+      p.smapsT = sig->smapsT;
+    }
+    sig->unlock();
   }
   p.valid = true;
   p.sample = expand(r);
@@ -282,12 +671,9 @@ TimelinePeak TimelineSampler::peak() const {
 std::optional<TimelineSample> TimelineSampler::peakBetween(double t0,
                                                            double t1) const {
   std::optional<RawSample> best;
-  {
-    std::lock_guard<std::mutex> lock(dataMutex);
-    for (const RawSample &r : raw)
-      if (r.t >= t0 && r.t <= t1 && (!best || r.rss > best->rss))
-        best = r;
-  }
+  for (const RawSample &r : allSamples())
+    if (r.t >= t0 && r.t <= t1 && (!best || r.rss > best->rss))
+      best = r;
   if (!best)
     return std::nullopt;
   return expand(*best);
@@ -299,11 +685,15 @@ std::optional<std::string> TimelineSampler::error() const {
 }
 
 nlohmann::json TimelineSampler::toJSON(bool withSamples) const {
-  nlohmann::json j = {{"interval_ms", opts.intervalMs},
-                      {"sample_count", sampleCount()},
-                      {"peak", peak().toJSON()}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["interval_ms"] = opts.intervalMs;
+  j["sampler"] = backendName();
+  j["sample_count"] = sampleCount();
+  j["peak"] = peak().toJSON();
   if (auto e = error())
     j["error"] = *e;
+  if (!note.empty())
+    j["sampler_note"] = note;
   if (withSamples) {
     nlohmann::json arr = nlohmann::json::array();
     for (const TimelineSample &s : samples())

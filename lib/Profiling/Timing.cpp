@@ -89,7 +89,13 @@ std::string Stats::summary(double scale, const std::string &unit) const {
 }
 
 nlohmann::json Stats::toJSON() const {
-  return {{"count", count()},  {"total", total()},   {"mean", mean()},
-          {"min", min()},      {"median", median()}, {"max", max()},
-          {"stddev", stddev()}};
+  nlohmann::json j(nlohmann::json::value_t::object);
+  j["count"] = count();
+  j["total"] = total();
+  j["mean"] = mean();
+  j["min"] = min();
+  j["median"] = median();
+  j["max"] = max();
+  j["stddev"] = stddev();
+  return j;
 }

@@ -73,7 +73,8 @@ struct DriverOptions {
       cl::cat(category())};
   cl::opt<bool> profilePasses{
       "profile-passes",
-      cl::desc("Also measure IR bytes/lines/ops after every pass"),
+      cl::desc("Also measure IR bytes/lines/ops after every pass (implies "
+               "--profile-stages)"),
       cl::cat(category())};
   cl::opt<std::string> report{"report",
                               cl::desc("Write the JSON report (schema "
@@ -87,6 +88,20 @@ struct DriverOptions {
       "timeline-interval",
       cl::desc("Memory timeline sampling period in ms (>= 1; default 100)"),
       cl::init(100), cl::cat(category())};
+  cl::opt<profiling::TimelineSampler::Options::Backend> timelineSampler{
+      "timeline-sampler",
+      cl::desc("How the memory timeline is sampled (docs/profiling-api.md)"),
+      cl::values(
+          clEnumValN(profiling::TimelineSampler::Options::Backend::Auto, "auto",
+                     "signal if available, else thread (default)"),
+          clEnumValN(profiling::TimelineSampler::Options::Backend::Signal,
+                     "signal",
+                     "a timer signal on the compiler thread: no second "
+                     "thread, lowest overhead"),
+          clEnumValN(profiling::TimelineSampler::Options::Backend::Thread,
+                     "thread", "a sampler thread (e.g. under a debugger)")),
+      cl::init(profiling::TimelineSampler::Options::Backend::Auto),
+      cl::cat(category())};
   cl::opt<int> run{"run",
                    cl::desc("Phase C: execute the object N times through the "
                             "JIT and decode the energy (default 5 with "
@@ -209,7 +224,7 @@ void q2::driver::registerDriverOptions() {
 }
 
 bool q2::driver::driverRequested() {
-  return opts().qpePipeline || opts().profileStages;
+  return opts().qpePipeline || opts().profileStages || opts().profilePasses;
 }
 
 namespace {
@@ -428,7 +443,10 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     // verify again (same bytes for valid IR, much less time on big modules).
     po.irOptions.flags = OpPrintingFlags().assumeVerified();
     session = std::make_unique<profiling::ProfilingSession>(po);
-    if (llvm::Error e = session->startTimeline(o.timelineInterval)) {
+    profiling::TimelineSampler::Options to;
+    to.intervalMs = o.timelineInterval;
+    to.backend = o.timelineSampler;
+    if (llvm::Error e = session->startTimeline(to)) {
       fail(llvm::toString(std::move(e)));
       session.reset();
       return 1;
@@ -451,6 +469,9 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     return finishReport(1);
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  auto sourceText = [&] {
+    return sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  };
   OwningOpRef<ModuleOp> module;
   {
     std::optional<profiling::ScopedStage> parse;
@@ -458,8 +479,18 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
       parse.emplace(*session, "Input");
     module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
     if (module && parse)
-      if (profiling::StageRecord *rec = parse->finish())
-        rec->ir = profiling::measureIR(*module, verifiedIR);
+      if (profiling::StageRecord *rec = parse->finish()) {
+        // The Input stage's text is the file as given (0_Input.mlir is a
+        // copy of it): counted, not printed again.
+        profiling::IRMetricsOptions opsOnly = verifiedIR;
+        opsOnly.print = false;
+        profiling::IRMetrics m = profiling::measureIR(*module, opsOnly);
+        profiling::IRMetrics text =
+            profiling::measureBuffer(sourceText(), "mlir");
+        m.bytes = text.bytes;
+        m.lines = text.lines;
+        rec->ir = std::move(m);
+      }
   }
   if (!module)
     return finishReport(1); // the parser reported where
@@ -501,13 +532,19 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
 
   // mlir-opt prints a trailing newline; the IR metrics count it too, so
   // reported sizes equal the --ir-dir files byte for byte.
-  auto printModule = [&](llvm::raw_ostream &os) { (*module)->print(os); os << "\n"; };
+  auto printModule = [&](llvm::raw_ostream &os) {
+    (*module)->print(os, verifiedIR.flags);
+    os << "\n";
+  };
   auto stagePath = [&](unsigned i) {
     llvm::SmallString<256> path(o.irDir.getValue());
     llvm::sys::path::append(path, stageFileName(i));
     return std::string(path);
   };
-  if (!o.irDir.empty() && failed(writeAtomically(stagePath(0), printModule)))
+  if (!o.irDir.empty() &&
+      failed(writeAtomically(stagePath(0), [&](llvm::raw_ostream &os) {
+        os << sourceText();
+      })))
     return finishReport(1);
 
   PipelineOptions popts;
@@ -531,8 +568,7 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   std::string cachePath;
   bool cacheHit = false;
   if (!o.cacheDir.empty() && last == kNumStages && o.irDir.empty()) {
-    llvm::StringRef text =
-        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+    llvm::StringRef text = sourceText();
     std::string key = llvm::formatv(
         "q2-opt/1 llvm {0} cpu {1} O{2} native {3} unroll {4}\n", LLVM_VERSION_STRING,
         llvm::sys::getHostCPUName(), o.optLevel.getValue(),
@@ -568,18 +604,51 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                          stageName(s), where.pass));
       return finishReport(1);
     }
-    if (scope)
-      if (profiling::StageRecord *rec = scope->finish())
-        rec->ir = s == Stage::LLVMIR       ? profiling::measureIR(*artifacts->llvmModule)
-                  : s == Stage::ObjectCode ? profiling::measureBuffer(llvm::StringRef(
-                                                 artifacts->object.data(),
-                                                 artifacts->object.size()))
-                                           : profiling::measureIR(*module, verifiedIR);
-    if (o.irDir.empty())
+    profiling::StageRecord *rec = scope ? scope->finish() : nullptr;
+    Emit kind = s == Stage::LLVMIR       ? Emit::LLVM
+                : s == Stage::ObjectCode ? Emit::Obj
+                                         : Emit::MLIR;
+    if (kind == Emit::Obj) {
+      if (rec)
+        rec->ir = profiling::measureBuffer(
+            llvm::StringRef(artifacts->object.data(), artifacts->object.size()));
+      if (!o.irDir.empty() && failed(writeProduct(stagePath(i), Emit::Obj)))
+        return finishReport(1);
       continue;
-    if (failed(writeProduct(stagePath(i), s == Stage::LLVMIR       ? Emit::LLVM
-                                          : s == Stage::ObjectCode ? Emit::Obj
-                                                                   : Emit::MLIR)))
+    }
+    if (o.irDir.empty()) {
+      // With --profile-passes the module was usually just measured after
+      // the stage's last pass: the session reuses that.
+      if (rec)
+        rec->ir = kind == Emit::LLVM ? profiling::measureIR(*artifacts->llvmModule)
+                                     : session->measureIRCached(*module);
+      continue;
+    }
+    // With --ir-dir one print serves both the file and the metrics, which
+    // are then the file's size by construction.
+    std::string text;
+    {
+      llvm::raw_string_ostream os(text);
+      if (kind == Emit::LLVM)
+        artifacts->llvmModule->print(os, nullptr);
+      else
+        printModule(os);
+    }
+    if (rec) {
+      profiling::IRMetricsOptions opsOnly = verifiedIR;
+      opsOnly.print = false;
+      profiling::IRMetrics m =
+          kind == Emit::LLVM
+              ? profiling::measureIR(*artifacts->llvmModule, /*countOps=*/true,
+                                     /*print=*/false)
+              : profiling::measureIR(*module, opsOnly);
+      profiling::IRMetrics size = profiling::measureBuffer(text, m.kind);
+      m.bytes = size.bytes;
+      m.lines = size.lines;
+      rec->ir = std::move(m);
+    }
+    if (failed(writeAtomically(stagePath(i),
+                               [&](llvm::raw_ostream &os) { os << text; })))
       return finishReport(1);
   }
   where.stage.clear();

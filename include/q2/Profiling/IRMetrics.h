@@ -76,7 +76,9 @@ IRMetrics measureIR(mlir::Operation *op, const IRMetricsOptions &options = {});
 
 /// Metrics of `module` as `module.print(os, nullptr)` writes it (what
 /// `os << module` and llvm-dis produce).
-IRMetrics measureIR(const llvm::Module &module, bool countOps = true);
+/// `print` = false: only the instruction counts (the caller has the text).
+IRMetrics measureIR(const llvm::Module &module, bool countOps = true,
+                    bool print = true);
 
 /// Metrics of an in-memory buffer (e.g. object code): bytes and '\n' count.
 IRMetrics measureBuffer(llvm::StringRef data, llvm::StringRef kind = "object");

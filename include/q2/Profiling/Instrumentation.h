@@ -160,6 +160,13 @@ public:
   llvm::Expected<MemorySnapshot> snapshot(llvm::StringRef label,
                                           bool withSmaps = false);
 
+  /// IR metrics of `op` with the session's IRMetricsOptions. Reuses the
+  /// last measurement when `op` is the op measured last and structurally
+  /// unchanged since (same OperationFingerPrint), so a pass that changed
+  /// nothing, or a stage end right after its last pass was measured, costs
+  /// a hash instead of a print. Call from one thread at a time.
+  IRMetrics measureIRCached(mlir::Operation *op);
+
   /// Copies (records may be appended concurrently by the instrumentation).
   std::vector<PassRecord> passes() const;
   std::vector<StageRecord> stages() const;
@@ -180,6 +187,12 @@ public:
   void exportTrace(ChromeTrace &trace) const;
 
 private:
+  /// measureIRCached(): the last op measured, its fingerprint, metrics.
+  struct LastMeasure {
+    mlir::Operation *target = nullptr;
+    std::optional<mlir::OperationFingerPrint> print;
+    IRMetrics metrics;
+  } lastIR;
   friend class ProfilingInstrumentation;
   /// Per-thread nesting. Frames are pass records and, for nested pipelines,
   /// markers naming the adaptor that owns the pipeline (on worker threads the
@@ -273,14 +286,6 @@ public:
 private:
   void finish(mlir::Pass *pass, mlir::Operation *op, bool failed);
   ProfilingSession &session;
-  /// Single-threaded runs only: the last op measured, its structural
-  /// fingerprint and metrics. A pass that left the IR unchanged (same
-  /// fingerprint) reuses them instead of printing the module again.
-  struct LastMeasure {
-    mlir::Operation *target = nullptr;
-    std::optional<mlir::OperationFingerPrint> print;
-    IRMetrics metrics;
-  } last;
 };
 
 /// Adds a ProfilingInstrumentation for `session` to `pm` (the PassManager

@@ -74,6 +74,8 @@ private:
 /// "Key: N kB" line). Walks all mappings in the kernel: costs more than status.
 using SmapsRollup = std::map<std::string, uint64_t>;
 llvm::Expected<SmapsRollup> readSmapsRollup(pid_t pid = 0);
+/// Parses the text of a smaps_rollup file (e.g. one read by q2-sampler).
+SmapsRollup parseSmapsRollup(llvm::StringRef text);
 
 /// getrusage(2) peaks. RUSAGE_CHILDREN covers only waited-for descendants.
 struct RUsage {

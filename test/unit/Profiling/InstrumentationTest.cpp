@@ -34,7 +34,7 @@ struct AllocPass
   llvm::StringRef getArgument() const final { return "test-alloc-100mb"; }
   void runOnOperation() override {
     char *p = allocTouched(100 * MiB);
-    usleep(40000);
+    sleepMs(40);
     std::free(p);
   }
 };
@@ -43,7 +43,7 @@ struct SleepPass
     : mlir::PassWrapper<SleepPass, mlir::OperationPass<mlir::ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SleepPass)
   llvm::StringRef getArgument() const final { return "test-sleep"; }
-  void runOnOperation() override { usleep(15000); }
+  void runOnOperation() override { sleepMs(15); }
 };
 
 struct FailPass

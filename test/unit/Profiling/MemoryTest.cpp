@@ -197,7 +197,7 @@ TEST(ProfMemory, SnapshotJSONHasAllLayers) {
 TEST(ProfMemory, EpochClocks) {
   double t0 = elapsedSeconds();
   EXPECT_GE(t0, 0.0);
-  usleep(20000);
+  sleepMs(20);
   EXPECT_GE(elapsedSeconds() - t0, 0.019);
   EXPECT_GT(epochMonotonicSeconds(), 0.0);
 }

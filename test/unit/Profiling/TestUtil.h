@@ -3,9 +3,11 @@
 #ifndef Q2_TEST_PROFILING_TESTUTIL_H
 #define Q2_TEST_PROFILING_TESTUTIL_H
 
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace q2::profiling::test {
 
@@ -21,6 +23,12 @@ inline char *allocTouched(size_t bytes, int fill = 1) {
     std::memset(p, fill, bytes);
   clobber(p);
   return p;
+}
+
+/// Sleeps the full time: the signal timeline backend interrupts the
+/// sampled thread, which cuts usleep() short (sleep_for resumes on EINTR).
+inline void sleepMs(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
 } // namespace q2::profiling::test

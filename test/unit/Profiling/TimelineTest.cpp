@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <set>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,13 +17,17 @@ using namespace q2::profiling::test;
 
 namespace {
 
+using Backend = TimelineSampler::Options::Backend;
+
 std::unique_ptr<TimelineSampler> makeSampler(int ms, PhaseTracker *ph,
                                              pid_t pid = 0,
-                                             double smapsBackoff = 10.0) {
+                                             double smapsBudget = 0.02,
+                                             Backend backend = Backend::Auto) {
   TimelineSampler::Options o;
   o.intervalMs = ms;
   o.pid = pid;
-  o.smapsBackoff = smapsBackoff;
+  o.smapsBudget = smapsBudget;
+  o.backend = backend;
   auto s = TimelineSampler::create(o, ph);
   EXPECT_TRUE(bool(s)) << (s ? "" : llvm::toString(s.takeError()));
   return s ? std::move(*s) : nullptr;
@@ -59,28 +64,36 @@ TEST(ProfTimeline, PhaseTrackerInternsAndVersions) {
   EXPECT_EQ(ph.name(12345), "");
 }
 
+// Both backends must behave the same; each test below runs on both.
+class ProfTimelineBackend : public ::testing::TestWithParam<Backend> {};
+
+std::string backendLabel(const ::testing::TestParamInfo<Backend> &info) {
+  return info.param == Backend::Signal ? "Signal" : "Thread";
+}
+
 // Samples carry the phase set while they were taken, and the peak is
 // attributed to the phase that held the memory.
-TEST(ProfTimeline, TagsSamplesAndAttributesPeak) {
+TEST_P(ProfTimelineBackend, TagsSamplesAndAttributesPeak) {
   PhaseTracker ph;
-  // No smaps back-off: on a loaded machine one slow smaps read would
+  // No smaps time budget: on a loaded machine one slow smaps read would
   // otherwise postpone the next capture past the 30 ms plateau.
-  auto s = makeSampler(1, &ph, 0, /*smapsBackoff=*/0);
+  auto s = makeSampler(1, &ph, 0, /*smapsBudget=*/1e9, GetParam());
   ASSERT_TRUE(s);
   ph.setStage("S1");
   ph.setPass("A");
   ASSERT_FALSE(bool(s->start()));
   EXPECT_TRUE(s->running());
+  EXPECT_EQ(s->backendName(), GetParam() == Backend::Signal ? "signal" : "thread");
   llvm::Error again = s->start();
   EXPECT_TRUE(bool(again)) << "second start must fail";
   llvm::consumeError(std::move(again));
-  usleep(30000);
+  sleepMs(30);
   ph.setPass("B");
   char *p = allocTouched(64 * MiB);
-  usleep(30000);
+  sleepMs(30);
   std::free(p);
   ph.setPass("C");
-  usleep(30000);
+  sleepMs(30);
   s->stop();
   s->stop(); // idempotent
   EXPECT_FALSE(s->running());
@@ -125,11 +138,11 @@ TEST(ProfTimeline, TagsSamplesAndAttributesPeak) {
   EXPECT_TRUE(j["peak"].contains("smaps_rollup"));
 }
 
-TEST(ProfTimeline, WithoutPhaseTrackerHasEmptyTags) {
-  auto s = makeSampler(5, nullptr);
+TEST_P(ProfTimelineBackend, WithoutPhaseTrackerHasEmptyTags) {
+  auto s = makeSampler(5, nullptr, 0, 0.02, GetParam());
   ASSERT_TRUE(s);
   ASSERT_FALSE(bool(s->start()));
-  usleep(20000);
+  sleepMs(20);
   s->sampleNow();
   s->stop();
   auto v = s->samples();
@@ -141,6 +154,63 @@ TEST(ProfTimeline, WithoutPhaseTrackerHasEmptyTags) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(Backends, ProfTimelineBackend,
+                         ::testing::Values(Backend::Signal, Backend::Thread),
+                         backendLabel);
+
+// Auto picks the signal for this process and gives the signal back after:
+// a tick left pending must not kill the process under the default action.
+TEST(ProfTimeline, SignalIsDefaultForSelfAndIsReleased) {
+  const int signo = TimelineSampler::signalNumber();
+  auto s = makeSampler(1, nullptr);
+  ASSERT_TRUE(s);
+  ASSERT_FALSE(bool(s->start()));
+  EXPECT_EQ(s->backendName(), "signal");
+  struct sigaction cur {};
+  ASSERT_EQ(sigaction(signo, nullptr, &cur), 0);
+  EXPECT_NE(cur.sa_handler, SIG_DFL);
+
+  // Only one signal sampler per process: Auto falls back to a thread and
+  // says why; Signal refuses.
+  auto second = makeSampler(1, nullptr);
+  ASSERT_FALSE(bool(second->start()));
+  EXPECT_EQ(second->backendName(), "thread");
+  EXPECT_NE(second->backendNote().find("another timeline"), std::string::npos)
+      << second->backendNote();
+  second->stop();
+  auto third = makeSampler(1, nullptr, 0, 0.02, Backend::Signal);
+  llvm::Error err = third->start();
+  EXPECT_TRUE(bool(err));
+  llvm::consumeError(std::move(err));
+
+  sleepMs(20);
+  s->stop();
+  ASSERT_EQ(sigaction(signo, nullptr, &cur), 0);
+  EXPECT_EQ(cur.sa_handler, SIG_DFL);
+  EXPECT_GE(s->sampleCount(), 5u);
+  // A second session can take the signal again.
+  auto again = makeSampler(1, nullptr);
+  ASSERT_FALSE(bool(again->start()));
+  EXPECT_EQ(again->backendName(), "signal");
+  again->stop();
+}
+
+// A signal the host already handles is left alone.
+TEST(ProfTimeline, SignalInUseFallsBackToThread) {
+  const int signo = TimelineSampler::signalNumber();
+  struct sigaction mine {}, old {};
+  mine.sa_handler = [](int) {};
+  sigemptyset(&mine.sa_mask);
+  ASSERT_EQ(sigaction(signo, &mine, &old), 0);
+  auto s = makeSampler(5, nullptr);
+  ASSERT_FALSE(bool(s->start()));
+  EXPECT_EQ(s->backendName(), "thread");
+  s->stop();
+  struct sigaction cur {};
+  ASSERT_EQ(sigaction(signo, &old, &cur), 0);
+  EXPECT_EQ(cur.sa_handler, mine.sa_handler) << "our handler was replaced";
+}
+
 // Watching another process; sampling stops with an error when it is gone.
 TEST(ProfTimeline, WatchesChildUntilItExits) {
   int ready[2];
@@ -149,9 +219,9 @@ TEST(ProfTimeline, WatchesChildUntilItExits) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     (void)!write(ready[1], "r", 1);
-    usleep(20000);
+    sleepMs(20);
     char *p = allocTouched(80 * MiB);
-    usleep(40000);
+    sleepMs(40);
     clobber(p);
     _exit(0);
   }
@@ -163,7 +233,7 @@ TEST(ProfTimeline, WatchesChildUntilItExits) {
   int status;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   for (int i = 0; i < 100 && !s->error(); ++i)
-    usleep(5000);
+    sleepMs(5);
   EXPECT_TRUE(s->error().has_value());
   s->stop();
   EXPECT_GE(double(s->peak().sample.rss), 0.9 * 80 * MiB);

@@ -2,6 +2,7 @@
 
 #include "q2/Profiling/Timing.h"
 #include "q2/Profiling/Memory.h"
+#include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 using namespace q2::profiling;
+using namespace q2::profiling::test;
 
 namespace {
 
@@ -55,7 +57,7 @@ TEST(ProfScopedTimer, SleepIsWallNotCPU) {
   TimingSample out;
   {
     ScopedTimer t(out);
-    usleep(50000);
+    sleepMs(50);
   }
   EXPECT_GE(out.wallS, 0.049);
   EXPECT_LT(out.wallS, 5.0);
