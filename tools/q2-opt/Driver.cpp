@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassInstrumentation.h"
@@ -45,6 +46,7 @@ cl::OptionCategory &category() {
 }
 
 enum class Emit { Default, MLIR, LLVM, Obj };
+enum class Keep { Stage, Pass };
 
 struct DriverOptions {
   cl::opt<bool> qpePipeline{"qpe-pipeline",
@@ -128,6 +130,16 @@ struct DriverOptions {
                "pipeline options, tool version, host CPU); a hit skips "
                "Phase B"),
       cl::value_desc("dir"), cl::cat(category())};
+  cl::opt<Keep> keepIntermediate{
+      "keep-intermediate",
+      cl::desc("What --ir-dir keeps (default: stage)"),
+      cl::values(clEnumValN(Keep::Stage, "stage",
+                            "each stage's output: 0_Input.mlir ... "
+                            "6_ObjectCode.o"),
+                 clEnumValN(Keep::Pass, "pass",
+                            "also the module after every pass of stages 1-4, "
+                            "in N_Stage/KK_pass[_function].mlir")),
+      cl::init(Keep::Stage), cl::cat(category())};
   cl::opt<std::string> irDir{
       "ir-dir",
       cl::desc("Write each stage's output here: 0_Input.mlir, "
@@ -186,6 +198,43 @@ struct TrackPass : PassInstrumentation {
   void runBeforePass(Pass *p, Operation *) override {
     where.pass = p->getArgument().empty() ? p->getName().str()
                                           : p->getArgument().str();
+  }
+};
+
+/// --keep-intermediate=pass: writes the module after every pass execution to
+/// `dir`/KK_<pass>[_<symbol>].mlir (KK counts executions in the stage; the
+/// symbol names the function a nested pass ran on), printed exactly as the
+/// per-pass IR metrics count it. Failures are kept for the driver to report
+/// after the stage (an instrumentation cannot fail a pass).
+struct DumpAfterPass : PassInstrumentation {
+  std::string dir;
+  OpPrintingFlags flags;
+  unsigned count = 0;
+  std::string error;
+  DumpAfterPass(std::string dir, OpPrintingFlags flags)
+      : dir(std::move(dir)), flags(flags) {}
+  void runAfterPass(Pass *p, Operation *op) override {
+    // Nested-pipeline adaptors have no argument; their passes are dumped.
+    if (p->getArgument().empty() || !error.empty())
+      return;
+    // Two digits at least, so that `ls` lists them in order.
+    ++count;
+    std::string name = llvm::formatv("{0}{1}_{2}", count < 10 ? "0" : "",
+                                     count, p->getArgument());
+    if (auto sym = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+      name += "_" + sym.getValue().str();
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, name + ".mlir");
+    Operation *top = op;
+    while (Operation *parent = top->getParentOp())
+      top = parent;
+    if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+          top->print(os, flags);
+          os << "\n";
+          return llvm::Error::success();
+        }))
+      error = "cannot write '" + std::string(path) +
+              "': " + llvm::toString(std::move(e));
   }
 };
 
@@ -364,6 +413,8 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
   bool writeOutput = !(profiling && o.outputIsDefault(output));
   if (writeOutput && !checkWritable(output, "-o"))
     return 1;
+  if (o.keepIntermediate == Keep::Pass && o.irDir.empty())
+    return fail("--keep-intermediate=pass needs --ir-dir");
   if (!o.irDir.empty()) {
     if (llvm::sys::fs::exists(o.irDir) && !llvm::sys::fs::is_directory(o.irDir))
       return fail("--ir-dir '" + o.irDir + "' exists and is not a directory");
@@ -593,6 +644,22 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     pm.addInstrumentation(std::make_unique<TrackPass>(where));
     if (session)
       profiling::attachProfiling(pm, *session);
+    // Per-pass dumps for the MLIR stages; stages 5 and 6 are one pass each,
+    // whose output is the stage file.
+    DumpAfterPass *dump = nullptr;
+    if (o.keepIntermediate == Keep::Pass && i <= 4) {
+      llvm::SmallString<256> dir(o.irDir.getValue());
+      llvm::sys::path::append(dir, llvm::formatv("{0}_{1}", i, stageName(s)).str());
+      if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+        firstError = "cannot create '" + std::string(dir) + "': " + ec.message();
+        fail(firstError);
+        return finishReport(1);
+      }
+      auto owned = std::make_unique<DumpAfterPass>(std::string(dir),
+                                                   verifiedIR.flags);
+      dump = owned.get();
+      pm.addInstrumentation(std::move(owned));
+    }
     buildStage(pm, s, popts, artifacts);
     where.stage = stageName(s).str();
     where.pass = "(stage setup)";
@@ -602,6 +669,11 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
     if (failed(pm.run(*module)) || !firstError.empty()) {
       fail(llvm::formatv("stage {0} ({1}) failed in pass '{2}'", i,
                          stageName(s), where.pass));
+      return finishReport(1);
+    }
+    if (dump && !dump->error.empty()) {
+      firstError = dump->error;
+      fail(firstError);
       return finishReport(1);
     }
     profiling::StageRecord *rec = scope ? scope->finish() : nullptr;

@@ -4,6 +4,9 @@ tests. Each subcommand prints facts for FileCheck and exits non-zero (with a
 message on stderr) when an invariant is violated.
 
   sizes REPORT IRDIR    stage IR bytes/lines == wc -c / wc -l of --ir-dir files
+  same REPORT1 REPORT2  the same stage IR bytes/lines/ops in both reports
+  passfiles REPORT IRDIR  --keep-intermediate=pass files: one per pass of
+                        stages 1-4, in order, size == the pass's ir_after
   report REPORT         schema, parameters, stage names
   trace TRACE           Chrome trace: X spans per stage, C counter events
   passes REPORT         per-pass IR metrics (--profile-passes)
@@ -61,6 +64,41 @@ def sizes(report, irdir):
         elif ir["lines"] != wc_l:
             die("%s: report lines %d != wc -l %d" % (name, ir["lines"], wc_l))
         print("%s bytes=%d lines=%d ok" % (name, wc_c, wc_l))
+
+
+def same(report1, report2):
+    a = {s["name"]: s.get("ir") for s in load(report1)["phase_b"]["stages"]}
+    b = {s["name"]: s.get("ir") for s in load(report2)["phase_b"]["stages"]}
+    for name in STAGE_FILES:
+        for key in ("bytes", "lines", "ops"):
+            if a[name].get(key) != b[name].get(key):
+                die("%s: %s %s != %s" % (name, key, a[name].get(key),
+                                          b[name].get(key)))
+        print("%s same" % name)
+
+
+def passfiles(report, irdir):
+    passes = [p for p in load(report)["phase_b"]["passes"]
+              if p["argument"] and p["stage"] in list(STAGE_FILES)[1:5]]
+    for i, stage in enumerate(list(STAGE_FILES)[1:5], start=1):
+        d = os.path.join(irdir, "%d_%s" % (i, stage))
+        files = sorted(os.listdir(d))
+        mine = [p for p in passes if p["stage"] == stage]
+        if len(files) != len(mine):
+            die("%s: %d files for %d pass executions" % (stage, len(files),
+                                                         len(mine)))
+        for k, (f, p) in enumerate(zip(files, mine), start=1):
+            m = re.match(r"(\d+)_([A-Za-z0-9-]+?)(_(\w+))?\.mlir$", f)
+            if not m or int(m.group(1)) != k or m.group(2) != p["argument"]:
+                die("%s: file %s for pass %d %s" % (stage, f, k, p["argument"]))
+            if m.group(4) and m.group(4) != p.get("op_symbol"):
+                die("%s: file %s names @%s, the pass ran on @%s" % (
+                    stage, f, m.group(4), p.get("op_symbol")))
+            size = os.path.getsize(os.path.join(d, f))
+            if "ir_after" in p and p["ir_after"]["bytes"] != size:
+                die("%s: %s is %d bytes, ir_after says %d" % (
+                    stage, f, size, p["ir_after"]["bytes"]))
+        print("%s files=%d ok" % (stage, len(files)))
 
 
 def report(path):
@@ -161,5 +199,5 @@ def inject_bad(mlir, out):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"sizes": sizes, "report": report, "trace": trace, "passes": passes, "phasec": phasec,
+    {"sizes": sizes, "same": same, "passfiles": passfiles, "report": report, "trace": trace, "passes": passes, "phasec": phasec,
      "coeffs": coeffs, "inject-bad": inject_bad}[cmd](*args)
