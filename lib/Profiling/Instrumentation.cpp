@@ -301,14 +301,39 @@ nlohmann::json ProfilingSession::toJSON(bool withSamples) const {
                  snapsJ = nlohmann::json::array();
   for (const StageRecord &s : stages())
     stagesJ.push_back(s.toJSON());
-  for (const PassRecord &p : passes())
+  std::vector<PassRecord> records = passes();
+  for (const PassRecord &p : records)
     passesJ.push_back(p.toJSON());
   for (const MemorySnapshot &s : snapshots())
     snapsJ.push_back(s.toJSON());
+  // A peak sampled between passes (typically at a stage's end, the only
+  // sample of a short stage) names the stage's pass that finished last: it
+  // is the one whose allocations are still held.
+  auto nameLastPass = [&](nlohmann::json &sample) {
+    if (!sample.is_object() || !sample.contains("t_s") ||
+        !sample.value("pass", std::string()).empty())
+      return;
+    double t = sample["t_s"].get<double>();
+    std::string stage = sample.value("stage", std::string());
+    const PassRecord *last = nullptr;
+    for (const PassRecord &r : records)
+      if (r.finished && !r.isAdaptor && r.stage == stage && r.endS <= t &&
+          (!last || r.endS > last->endS))
+        last = &r;
+    if (last) {
+      sample["last_pass"] = last->label();
+      sample["last_pass_record"] = last->index;
+    }
+  };
+  for (nlohmann::json &st : stagesJ)
+    if (st.contains("sampled_peak"))
+      nameLastPass(st["sampled_peak"]);
   j["stages"] = std::move(stagesJ);
   j["passes"] = std::move(passesJ);
   j["snapshots"] = std::move(snapsJ);
   j["timeline"] = sampler ? sampler->toJSON(withSamples) : nlohmann::json();
+  if (j["timeline"].is_object() && j["timeline"].contains("peak"))
+    nameLastPass(j["timeline"]["peak"]);
   j["warnings"] = warnings();
   j["lifetime_peak_rss_bytes"] = lifetimePeakRSS();
   {

@@ -120,6 +120,16 @@ def report(path):
             die("stage %s: bad wall/peak" % s["name"])
     if b["timeline"]["sample_count"] != len(b["timeline"]["samples"]):
         die("timeline sample_count mismatch")
+    print("sampler=%s" % b["timeline"]["sampler"])
+    # Every compile stage's peak names a pass: the one running, or the
+    # stage's pass that finished last.
+    for s in b["stages"]:
+        if s["name"] in ("Input", "Load", "Execute"):
+            continue
+        pk = s.get("sampled_peak") or {}
+        if not (pk.get("pass") or pk.get("last_pass")):
+            die("stage %s: peak names no pass: %r" % (s["name"], pk))
+    print("stage peaks name a pass")
     if r["lifetime_peak_rss_bytes"] < max(s["peak_rss_bytes"] for s in b["stages"]):
         die("lifetime peak below a stage peak")
 
