@@ -272,8 +272,9 @@ llvm::Error TimelineSampler::startSignal() {
   st->smapsAtPeaks = opts.smapsAtPeaks;
   st->policy = policy;
   // Drained at every stage boundary; past this many samples in between
-  // (65 s at 1 ms) only the highest is kept.
-  st->cap = 1 << 16;
+  // (2^20 by default: 17 min at 1 ms, e.g. a long Phase C) only the highest
+  // is kept. 32 MB of address space: only pages written become resident.
+  st->cap = std::max<size_t>(1, opts.signalBufferSamples);
   st->buf.reset(new RawSample[st->cap]);
   st->statmFd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (st->statmFd < 0)

@@ -172,6 +172,9 @@ public:
     /// else Thread. Signal: that or an error.
     enum class Backend { Auto, Signal, Thread };
     Backend backend = Backend::Auto;
+    /// Signal backend: samples buffered between two drains (stage
+    /// boundaries, sampleNow()); past it only the highest is kept.
+    size_t signalBufferSamples = size_t(1) << 20;
   };
 
   /// The real-time signal the signal backend uses (SIGRTMIN + 5).

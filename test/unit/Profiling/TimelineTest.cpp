@@ -195,6 +195,34 @@ TEST(ProfTimeline, SignalIsDefaultForSelfAndIsReleased) {
   again->stop();
 }
 
+// Past the signal buffer, samples are dropped but the highest is kept and
+// the report says how many were dropped.
+TEST(ProfTimeline, SignalBufferOverflowKeepsThePeak) {
+  TimelineSampler::Options o;
+  o.intervalMs = 1;
+  o.backend = Backend::Signal;
+  o.signalBufferSamples = 4;
+  auto s = TimelineSampler::create(o);
+  ASSERT_TRUE(bool(s));
+  ASSERT_FALSE(bool((*s)->start()));
+  sleepMs(20);
+  char *p = allocTouched(64 * MiB); // after the buffer has filled
+  sleepMs(20);
+  uint64_t rssWithBlock = 0;
+  if (auto r = readCurrentRSS())
+    rssWithBlock = *r;
+  else
+    llvm::consumeError(r.takeError());
+  std::free(p);
+  sleepMs(10);
+  (*s)->stop();
+  EXPECT_NE((*s)->backendNote().find("samples"), std::string::npos)
+      << (*s)->backendNote();
+  // 4 buffered + the kept highest + start/stop samples, not ~50.
+  EXPECT_LE((*s)->sampleCount(), 8u);
+  EXPECT_GE(double((*s)->peak().sample.rss), 0.9 * double(rssWithBlock));
+}
+
 // A signal the host already handles is left alone.
 TEST(ProfTimeline, SignalInUseFallsBackToThread) {
   const int signo = TimelineSampler::signalNumber();
