@@ -138,6 +138,15 @@ Mat2 gatePhase(double p) {
 }
 
 /// Marginal probabilities of `qubits`, first listed = most significant bit.
+/// Largest |a[i] - b[i]| (the sizes must match).
+double maxAbsDiff(const std::vector<double> &a, const std::vector<double> &b) {
+  EXPECT_EQ(a.size(), b.size());
+  double d = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    d = std::max(d, std::abs(a[i] - b[i]));
+  return d;
+}
+
 std::vector<double> marginal(const Eigen::VectorXcd &psi,
                              const std::vector<unsigned> &qubits) {
   std::vector<double> p(size_t(1) << qubits.size(), 0.0);
@@ -566,10 +575,7 @@ TEST_F(H2Fixture, PowerTimeMatchesDenseTrotterizedQPE) {
     ASSERT_TRUE(c.exe);
     auto probs = runDefault(c);
     ASSERT_TRUE(bool(probs)) << llvm::toString(probs.takeError());
-    double maxDiff = 0;
-    for (size_t m = 0; m < ref.size(); ++m)
-      maxDiff = std::max(maxDiff, std::abs((*probs)[m] - ref[m]));
-    EXPECT_LT(maxDiff, 1e-10) << qpe::toString(mode).str();
+    EXPECT_LT(maxAbsDiff(*probs, ref), 1e-10) << qpe::toString(mode).str();
     jit::QPEResult r = jit::decode(std::move(*probs), c.md);
     EXPECT_NEAR(r.probSum, 1.0, 1e-10);
     EXPECT_NEAR(r.energy, kH2Exact, params.resolution + trotterShift);
@@ -587,10 +593,8 @@ TEST_F(H2Fixture, PowerRepeatMatchesDenseTrotterizedQPE) {
     ASSERT_TRUE(c.exe);
     auto probs = runDefault(c);
     ASSERT_TRUE(bool(probs)) << llvm::toString(probs.takeError());
-    double maxDiff = 0;
-    for (size_t m = 0; m < ref.size(); ++m)
-      maxDiff = std::max(maxDiff, std::abs((*probs)[m] - ref[m]));
-    EXPECT_LT(maxDiff, 1e-10) << (keepNative ? "native" : "decomposed");
+    EXPECT_LT(maxAbsDiff(*probs, ref), 1e-10)
+        << (keepNative ? "native" : "decomposed");
   }
 }
 
@@ -619,10 +623,7 @@ TEST_F(H2Fixture, FixedAndDynamicAgreeAndCoefficientsMatter) {
                   std::chrono::steady_clock::now() - t0)
                   .count());
   ASSERT_TRUE(bool(po)) << llvm::toString(po.takeError());
-  double maxDiff = 0;
-  for (size_t i = 0; i < pd->size(); ++i)
-    maxDiff = std::max(maxDiff, std::abs((*po)[i] - (*pd)[i]));
-  EXPECT_GT(maxDiff, 1e-3);
+  EXPECT_GT(maxAbsDiff(*po, *pd), 1e-3);
   EXPECT_NE(jit::decode(*po, dyn.md).argmax, jit::decode(*pd, dyn.md).argmax);
   auto pd2 = runDefault(dyn);
   ASSERT_TRUE(bool(pd2)) << llvm::toString(pd2.takeError());
@@ -679,10 +680,7 @@ TEST_P(AllExamples, PowerTimeQPEMatchesDenseSimulation) {
     std::printf("%s %s: compile+load %.0f ms, one call %.1f ms\n",
                 name.c_str(), qpe::toString(mode).data(), compileMs, ms(tRun));
     ASSERT_TRUE(bool(probs)) << llvm::toString(probs.takeError());
-    double maxDiff = 0;
-    for (size_t m = 0; m < ref.size(); ++m)
-      maxDiff = std::max(maxDiff, std::abs((*probs)[m] - ref[m]));
-    EXPECT_LT(maxDiff, 1e-10) << qpe::toString(mode).str();
+    EXPECT_LT(maxAbsDiff(*probs, ref), 1e-10) << qpe::toString(mode).str();
     jit::QPEResult r = jit::decode(std::move(*probs), c.md);
     EXPECT_NEAR(r.probSum, 1.0, 1e-10);
     EXPECT_NEAR(r.energy, casci, params->resolution + trotterErr);
