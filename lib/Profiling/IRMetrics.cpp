@@ -9,6 +9,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace q2::profiling;
 
@@ -77,11 +78,28 @@ IRMetrics q2::profiling::measureIR(mlir::Operation *op,
   return m;
 }
 
-IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps,
-                                   bool print) {
+static void countText(IRMetrics &m, llvm::StringRef text) {
+  m.bytes = text.size();
+  m.lines = uint64_t(std::count(text.begin(), text.end(), '\n'));
+}
+
+IRMetrics q2::profiling::measureIRFromText(mlir::Operation *op,
+                                           llvm::StringRef printed,
+                                   const IRMetricsOptions &options) {
+  IRMetricsOptions opsOnly = options;
+  opsOnly.print = false;
+  IRMetrics m = measureIR(op, opsOnly);
+  countText(m, printed);
+  return m;
+}
+
+static IRMetrics measureLLVM(const llvm::Module &module, bool countOps,
+                             std::optional<llvm::StringRef> printed) {
   IRMetrics m;
   m.kind = "llvm-ir";
-  if (print) {
+  if (printed) {
+    countText(m, *printed);
+  } else {
     CountingOStream os;
     module.print(os, nullptr);
     m.bytes = os.bytes();
@@ -101,12 +119,21 @@ IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps,
   return m;
 }
 
+IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps) {
+  return measureLLVM(module, countOps, std::nullopt);
+}
+
+IRMetrics q2::profiling::measureIRFromText(const llvm::Module &module,
+                                           llvm::StringRef printed,
+                                           bool countOps) {
+  return measureLLVM(module, countOps, printed);
+}
+
 IRMetrics q2::profiling::measureBuffer(llvm::StringRef data,
                                        llvm::StringRef kind) {
   IRMetrics m;
   m.kind = kind.str();
-  m.bytes = data.size();
-  m.lines = uint64_t(std::count(data.begin(), data.end(), '\n'));
+  countText(m, data);
   return m;
 }
 

@@ -35,19 +35,17 @@ void PhaseTracker::setStage(llvm::StringRef stage) {
   cur.stage = intern(stage);
   cur.pass = 0;
   cur.record = -1;
-  cur.generation = gen.fetch_add(1, std::memory_order_acq_rel) + 1;
-  publish();
+  cur.generation = publish();
 }
 
 void PhaseTracker::setPass(llvm::StringRef pass, int64_t record) {
   std::lock_guard<std::mutex> lock(mutex);
   cur.pass = intern(pass);
   cur.record = record;
-  cur.generation = gen.fetch_add(1, std::memory_order_acq_rel) + 1;
-  publish();
+  cur.generation = publish();
 }
 
-void PhaseTracker::publish() {
+uint64_t PhaseTracker::publish() {
   uint64_t s = seq.load(std::memory_order_relaxed);
   seq.store(s + 1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -56,6 +54,7 @@ void PhaseTracker::publish() {
   aRecord.store(cur.record, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   seq.store(s + 2, std::memory_order_release);
+  return (s + 2) / 2;
 }
 
 bool PhaseTracker::tryCurrent(uint32_t &stage, uint32_t &pass,
@@ -200,6 +199,7 @@ struct TimelineSampler::SignalState {
   }
 
   /// Reads smaps_rollup into `out`; returns the length (0 on failure).
+  /// Not readSmapsRollup(): that allocates, and this runs in the handler.
   static size_t readSmapsText(char *out, size_t cap) {
     int fd = ::open("/proc/self/smaps_rollup", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -340,11 +340,7 @@ void TimelineSampler::drainSignal() {
     return;
   sig->lock();
   std::lock_guard<std::mutex> lock(dataMutex);
-  for (size_t i = 0; i < sig->count; ++i) {
-    raw.push_back(sig->buf[i]);
-    if (raw.size() == 1 || raw.back().rss > raw[peakIndex].rss)
-      peakIndex = raw.size() - 1;
-  }
+  raw.insert(raw.end(), sig->buf.get(), sig->buf.get() + sig->count);
   sig->count = 0;
   if (sig->readFailed && !failure)
     failure = "sampling stopped: /proc/self/statm cannot be read";
@@ -375,10 +371,6 @@ void TimelineSampler::stopSignal() {
     raw.push_back(sig->droppedMax);
     std::stable_sort(raw.begin(), raw.end(),
                      [](const RawSample &a, const RawSample &b) { return a.t < b.t; });
-    peakIndex = 0;
-    for (size_t i = 1; i < raw.size(); ++i)
-      if (raw[i].rss > raw[peakIndex].rss)
-        peakIndex = i;
     note = std::to_string(sig->dropped) +
            " samples between two stage boundaries exceeded the buffer; the "
            "highest was kept";
@@ -531,19 +523,12 @@ void TimelineSampler::run() {
 }
 
 void TimelineSampler::sampleNow() {
-  if (sig) {
-    // Same path as a tick, then hand the buffer over.
-    sig->lock();
-    sig->sample(/*final=*/false);
-    sig->unlock();
-    drainSignal();
-    return;
-  }
   takeSample(/*readSmaps=*/!thread.joinable());
 }
 
 bool TimelineSampler::takeSample(bool readSmaps, bool final) {
   if (sig) {
+    // Same path as a tick, then hand the buffer over.
     sig->lock();
     sig->sample(final);
     bool ok = !sig->readFailed;
@@ -584,12 +569,11 @@ bool TimelineSampler::takeSample(bool readSmaps, bool final) {
   {
     std::lock_guard<std::mutex> lock(dataMutex);
     raw.push_back(s);
-    if (raw.size() == 1 || s.rss > raw[peakIndex].rss)
-      peakIndex = raw.size() - 1;
+    threadPeakRSS = std::max(threadPeakRSS, s.rss);
     policy.noteFirst(s.rss, s.t);
     captureSmaps = opts.smapsAtPeaks &&
-                   (final ? policy.dueAtEnd(s.rss, raw[peakIndex].rss)
-                          : policy.due(s.rss, raw[peakIndex].rss, s.t));
+                   (final ? policy.dueAtEnd(s.rss, threadPeakRSS)
+                          : policy.due(s.rss, threadPeakRSS, s.t));
   }
   if (captureSmaps && !readSmaps) {
     {
@@ -629,7 +613,20 @@ TimelineSample TimelineSampler::expand(const RawSample &r) const {
   return s;
 }
 
-size_t TimelineSampler::sampleCount() const { return allSamples().size(); }
+size_t TimelineSampler::sampleCount() const {
+  if (sig)
+    sig->lock();
+  size_t n;
+  {
+    std::lock_guard<std::mutex> lock(dataMutex);
+    n = raw.size();
+  }
+  if (sig) {
+    n += sig->count;
+    sig->unlock();
+  }
+  return n;
+}
 
 std::vector<TimelineSample> TimelineSampler::samples() const {
   std::vector<RawSample> copy = allSamples();

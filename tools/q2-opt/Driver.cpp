@@ -530,18 +530,10 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
       parse.emplace(*session, "Input");
     module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
     if (module && parse)
-      if (profiling::StageRecord *rec = parse->finish()) {
+      if (profiling::StageRecord *rec = parse->finish())
         // The Input stage's text is the file as given (0_Input.mlir is a
         // copy of it): counted, not printed again.
-        profiling::IRMetricsOptions opsOnly = verifiedIR;
-        opsOnly.print = false;
-        profiling::IRMetrics m = profiling::measureIR(*module, opsOnly);
-        profiling::IRMetrics text =
-            profiling::measureBuffer(sourceText(), "mlir");
-        m.bytes = text.bytes;
-        m.lines = text.lines;
-        rec->ir = std::move(m);
-      }
+        rec->ir = profiling::measureIRFromText(*module, sourceText(), verifiedIR);
   }
   if (!module)
     return finishReport(1); // the parser reported where
@@ -706,19 +698,10 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
       else
         printModule(os);
     }
-    if (rec) {
-      profiling::IRMetricsOptions opsOnly = verifiedIR;
-      opsOnly.print = false;
-      profiling::IRMetrics m =
-          kind == Emit::LLVM
-              ? profiling::measureIR(*artifacts->llvmModule, /*countOps=*/true,
-                                     /*print=*/false)
-              : profiling::measureIR(*module, opsOnly);
-      profiling::IRMetrics size = profiling::measureBuffer(text, m.kind);
-      m.bytes = size.bytes;
-      m.lines = size.lines;
-      rec->ir = std::move(m);
-    }
+    if (rec)
+      rec->ir = kind == Emit::LLVM
+                    ? profiling::measureIRFromText(*artifacts->llvmModule, text)
+                    : profiling::measureIRFromText(*module, text, verifiedIR);
     if (failed(writeAtomically(stagePath(i),
                                [&](llvm::raw_ostream &os) { os << text; })))
       return finishReport(1);

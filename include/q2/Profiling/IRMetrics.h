@@ -73,12 +73,18 @@ struct IRMetricsOptions {
 
 /// Metrics of `op` as `op->print(os, flags)` (+ '\n') would write it.
 IRMetrics measureIR(mlir::Operation *op, const IRMetricsOptions &options = {});
+/// The same when the caller already has the printed text (e.g. the file it
+/// writes): bytes/lines are counted in `printed`, ops in `op`.
+IRMetrics measureIRFromText(mlir::Operation *op, llvm::StringRef printed,
+                    const IRMetricsOptions &options = {});
 
 /// Metrics of `module` as `module.print(os, nullptr)` writes it (what
 /// `os << module` and llvm-dis produce).
-/// `print` = false: only the instruction counts (the caller has the text).
-IRMetrics measureIR(const llvm::Module &module, bool countOps = true,
-                    bool print = true);
+IRMetrics measureIR(const llvm::Module &module, bool countOps = true);
+/// The same from text the caller already printed.
+IRMetrics measureIRFromText(const llvm::Module &module,
+                            llvm::StringRef printed,
+                    bool countOps = true);
 
 /// Metrics of an in-memory buffer (e.g. object code): bytes and '\n' count.
 IRMetrics measureBuffer(llvm::StringRef data, llvm::StringRef kind = "object");

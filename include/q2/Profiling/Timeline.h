@@ -116,7 +116,9 @@ public:
   std::string name(uint32_t id) const;
   /// Bumped on every change; lets a reader detect that the phase changed
   /// while it was measuring.
-  uint64_t generation() const { return gen.load(std::memory_order_acquire); }
+  uint64_t generation() const {
+    return seq.load(std::memory_order_acquire) / 2; // odd: change in progress
+  }
   /// Lock-free read for a signal handler running on the writer's thread:
   /// false when it interrupted a change (the fields are then unusable).
   bool tryCurrent(uint32_t &stage, uint32_t &pass, int64_t &record) const;
@@ -127,12 +129,12 @@ private:
   std::vector<std::string> names;
   llvm::StringMap<uint32_t> ids;
   Phase cur;
-  std::atomic<uint64_t> gen{0};
-  // Copy of `cur` under a sequence lock (odd while written), for tryCurrent.
+  // Copy of `cur` under a sequence lock (odd while written, +2 per change:
+  // generation() is half of it), for tryCurrent.
   std::atomic<uint64_t> seq{0};
   std::atomic<uint32_t> aStage{0}, aPass{0};
   std::atomic<int64_t> aRecord{-1};
-  void publish(); // requires `mutex` held
+  uint64_t publish(); // requires `mutex` held; returns the new generation
 };
 
 /// One timeline point.
@@ -246,7 +248,7 @@ private:
 
   mutable std::mutex dataMutex; // guards everything below
   std::vector<RawSample> raw;
-  size_t peakIndex = 0;
+  uint64_t threadPeakRSS = 0; ///< thread backend: for the smaps policy
   SmapsPolicy policy; ///< thread backend (the signal one has its own)
   std::optional<SmapsRollup> peakSmaps;
   uint64_t smapsAtRSS = 0;

@@ -89,6 +89,15 @@ TEST(ProfIRMetrics, MLIRMatchesPrintedString) {
   IRMetrics m2 = measureIR(mod.get(), noNL);
   EXPECT_EQ(m2.bytes + 1, text.size());
   EXPECT_EQ(m2.lines + 1, newlines(text));
+
+  // From text the caller printed: sizes of that text, ops of the module.
+  std::string other = "one\ntwo\n";
+  IRMetrics m3 = measureIRFromText(mod.get(), other);
+  EXPECT_EQ(m3.kind, "mlir");
+  EXPECT_EQ(m3.bytes, other.size());
+  EXPECT_EQ(m3.lines, 2u);
+  EXPECT_EQ(m3.ops, m.ops);
+  EXPECT_EQ(m3.histogram, m.histogram);
 }
 
 TEST(ProfIRMetrics, FlagsAreHonoured) {
@@ -168,6 +177,14 @@ define void @g() {
   std::map<std::string, uint64_t> expected = {
       {"add", 1}, {"mul", 1}, {"ret", 2}};
   EXPECT_EQ(m.histogram, expected);
+
+  IRMetrics fromText = measureIRFromText(*mod, text);
+  EXPECT_EQ(fromText.kind, "llvm-ir");
+  EXPECT_EQ(fromText.bytes, m.bytes);
+  EXPECT_EQ(fromText.lines, m.lines);
+  EXPECT_EQ(fromText.ops, m.ops);
+  EXPECT_EQ(fromText.histogram, m.histogram);
+  EXPECT_EQ(measureIRFromText(*mod, "x\n").bytes, 2u);
 }
 
 TEST(ProfIRMetrics, BufferAndFile) {
