@@ -9,11 +9,11 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
-#include <optional>
 
 using namespace q2::profiling;
 
-CountingOStream::CountingOStream() {
+CountingOStream::CountingOStream(llvm::raw_ostream *forward)
+    : forward(forward) {
   // A large buffer batches the printer's many tiny writes into few
   // write_impl calls.
   SetBufferSize(1 << 16);
@@ -22,6 +22,8 @@ CountingOStream::CountingOStream() {
 CountingOStream::~CountingOStream() { flush(); }
 
 void CountingOStream::write_impl(const char *ptr, size_t size) {
+  if (forward)
+    forward->write(ptr, size);
   nBytes += size;
   nLines += uint64_t(std::count(ptr, ptr + size, '\n'));
 }
@@ -56,7 +58,7 @@ IRMetrics q2::profiling::measureIR(mlir::Operation *op,
   IRMetrics m;
   m.kind = "mlir";
   if (options.print) {
-    CountingOStream os;
+    CountingOStream os(options.alsoWriteTo);
     op->print(os, options.flags);
     if (options.trailingNewline)
       os << '\n';
@@ -93,14 +95,12 @@ IRMetrics q2::profiling::measureIRFromText(mlir::Operation *op,
   return m;
 }
 
-static IRMetrics measureLLVM(const llvm::Module &module, bool countOps,
-                             std::optional<llvm::StringRef> printed) {
+IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps,
+                                   llvm::raw_ostream *alsoWriteTo) {
   IRMetrics m;
   m.kind = "llvm-ir";
-  if (printed) {
-    countText(m, *printed);
-  } else {
-    CountingOStream os;
+  {
+    CountingOStream os(alsoWriteTo);
     module.print(os, nullptr);
     m.bytes = os.bytes();
     m.lines = os.lines();
@@ -117,16 +117,6 @@ static IRMetrics measureLLVM(const llvm::Module &module, bool countOps,
       m.histogram[llvm::Instruction::getOpcodeName(opcode)] = n;
   }
   return m;
-}
-
-IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps) {
-  return measureLLVM(module, countOps, std::nullopt);
-}
-
-IRMetrics q2::profiling::measureIRFromText(const llvm::Module &module,
-                                           llvm::StringRef printed,
-                                           bool countOps) {
-  return measureLLVM(module, countOps, printed);
 }
 
 IRMetrics q2::profiling::measureBuffer(llvm::StringRef data,

@@ -688,22 +688,21 @@ int q2::driver::runDriver(llvm::StringRef input, llvm::StringRef output,
                                      : session->measureIRCached(*module);
       continue;
     }
-    // With --ir-dir one print serves both the file and the metrics, which
-    // are then the file's size by construction.
-    std::string text;
-    {
-      llvm::raw_string_ostream os(text);
-      if (kind == Emit::LLVM)
-        artifacts->llvmModule->print(os, nullptr);
-      else
-        printModule(os);
+    // With --ir-dir the metrics are counted while the file is written: one
+    // print, no copy of the text, the file's size by construction.
+    if (!rec) {
+      if (failed(writeProduct(stagePath(i), kind)))
+        return finishReport(1);
+      continue;
     }
-    if (rec)
-      rec->ir = kind == Emit::LLVM
-                    ? profiling::measureIRFromText(*artifacts->llvmModule, text)
-                    : profiling::measureIRFromText(*module, text, verifiedIR);
-    if (failed(writeAtomically(stagePath(i),
-                               [&](llvm::raw_ostream &os) { os << text; })))
+    profiling::IRMetricsOptions tee = verifiedIR;
+    if (failed(writeAtomically(stagePath(i), [&](llvm::raw_ostream &file) {
+          tee.alsoWriteTo = &file;
+          rec->ir = kind == Emit::LLVM
+                        ? profiling::measureIR(*artifacts->llvmModule,
+                                               /*countOps=*/true, &file)
+                        : profiling::measureIR(*module, tee);
+        })))
       return finishReport(1);
   }
   where.stage.clear();

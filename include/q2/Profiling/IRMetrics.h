@@ -36,7 +36,9 @@ namespace q2::profiling {
 /// counts equal the size / `wc -l` of a file the same writes would produce.
 class CountingOStream : public llvm::raw_ostream {
 public:
-  CountingOStream();
+  /// `forward` (optional) also receives every byte: counting while writing
+  /// a file costs no second print and no copy of the text.
+  explicit CountingOStream(llvm::raw_ostream *forward = nullptr);
   ~CountingOStream() override;
   /// Totals so far (flushes the internal buffer first).
   uint64_t bytes();
@@ -45,6 +47,7 @@ public:
 private:
   void write_impl(const char *ptr, size_t size) override;
   uint64_t current_pos() const override { return nBytes; }
+  llvm::raw_ostream *forward;
   uint64_t nBytes = 0;
   uint64_t nLines = 0;
 };
@@ -69,6 +72,8 @@ struct IRMetricsOptions {
   bool countOps = true;
   /// Print at all; off gives only op counts (for cheap per-pass metrics).
   bool print = true;
+  /// When printing, also write the text here (e.g. the --ir-dir file).
+  llvm::raw_ostream *alsoWriteTo = nullptr;
 };
 
 /// Metrics of `op` as `op->print(os, flags)` (+ '\n') would write it.
@@ -79,12 +84,10 @@ IRMetrics measureIRFromText(mlir::Operation *op, llvm::StringRef printed,
                     const IRMetricsOptions &options = {});
 
 /// Metrics of `module` as `module.print(os, nullptr)` writes it (what
-/// `os << module` and llvm-dis produce).
-IRMetrics measureIR(const llvm::Module &module, bool countOps = true);
-/// The same from text the caller already printed.
-IRMetrics measureIRFromText(const llvm::Module &module,
-                            llvm::StringRef printed,
-                    bool countOps = true);
+/// `os << module` and llvm-dis produce); the text also goes to
+/// `alsoWriteTo` if given.
+IRMetrics measureIR(const llvm::Module &module, bool countOps = true,
+                    llvm::raw_ostream *alsoWriteTo = nullptr);
 
 /// Metrics of an in-memory buffer (e.g. object code): bytes and '\n' count.
 IRMetrics measureBuffer(llvm::StringRef data, llvm::StringRef kind = "object");
