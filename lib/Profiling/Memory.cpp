@@ -128,19 +128,27 @@ llvm::Expected<ProcStatus> q2::profiling::readProcStatus(pid_t pid) {
   return s;
 }
 
+// At load time, so that parseStatmRSS() needs no guarded static (a signal
+// handler calls it).
+static const uint64_t kPageSize = uint64_t(sysconf(_SC_PAGESIZE));
+
+std::optional<uint64_t> q2::profiling::parseStatmRSS(llvm::StringRef text) {
+  // "size resident shared text lib data dt", in pages.
+  llvm::StringRef resident = text.split(' ').second.split(' ').first.trim();
+  uint64_t pages;
+  if (resident.empty() || resident.getAsInteger(10, pages))
+    return std::nullopt;
+  return pages * kPageSize;
+}
+
 llvm::Expected<uint64_t> q2::profiling::readCurrentRSS(pid_t pid) {
   auto text = readProcFile(procPath(pid, "statm"));
   if (!text)
     return text.takeError();
-  // "size resident shared text lib data dt", in pages.
-  llvm::SmallVector<llvm::StringRef, 8> fields;
-  llvm::StringRef(*text).trim().split(fields, ' ', -1, false);
-  uint64_t pages;
-  if (fields.size() < 2 || fields[1].getAsInteger(10, pages))
-    return llvm::createStringError(procPath(pid, "statm") +
-                                   ": unexpected format");
-  static const uint64_t pageSize = uint64_t(sysconf(_SC_PAGESIZE));
-  return pages * pageSize;
+  if (std::optional<uint64_t> rss = parseStatmRSS(*text))
+    return *rss;
+  return llvm::createStringError(procPath(pid, "statm") +
+                                 ": unexpected format");
 }
 
 RSSReader::RSSReader(pid_t pid) : pid(pid) {
@@ -156,28 +164,25 @@ RSSReader::~RSSReader() {
 }
 
 llvm::Expected<uint64_t> RSSReader::read() const {
-  std::string path = procPath(pid, "statm");
+  // The path is built only for an error: this runs twice per pass.
+  auto error = [&](int err, const llvm::Twine &what) {
+    return llvm::createStringError(std::error_code(err, std::generic_category()),
+                                   procPath(pid, "statm") + ": " + what);
+  };
   if (fd < 0)
-    return llvm::createStringError(
-        std::error_code(openErrno, std::generic_category()),
-        path + ": " + std::strerror(openErrno));
+    return error(openErrno, std::strerror(openErrno));
   char buf[256];
   ssize_t n;
   do
-    n = ::pread(fd, buf, sizeof(buf) - 1, 0);
+    n = ::pread(fd, buf, sizeof(buf), 0);
   while (n < 0 && errno == EINTR);
   if (n < 0)
-    return llvm::createStringError(
-        std::error_code(errno, std::generic_category()),
-        path + ": " + std::strerror(errno));
+    return error(errno, std::strerror(errno));
   if (n == 0)
-    return llvm::createStringError(path + ": empty (process exited)");
-  buf[n] = 0;
-  unsigned long long sizePages = 0, residentPages = 0;
-  if (std::sscanf(buf, "%llu %llu", &sizePages, &residentPages) != 2)
-    return llvm::createStringError(path + ": unexpected format");
-  static const uint64_t pageSize = uint64_t(sysconf(_SC_PAGESIZE));
-  return uint64_t(residentPages) * pageSize;
+    return error(ESRCH, "empty (process exited)");
+  if (std::optional<uint64_t> rss = parseStatmRSS(llvm::StringRef(buf, size_t(n))))
+    return *rss;
+  return error(EINVAL, "unexpected format");
 }
 
 llvm::Expected<SmapsRollup> q2::profiling::readSmapsRollup(pid_t pid) {

@@ -118,7 +118,6 @@ struct TimelineSampler::SignalState {
   std::atomic<bool> busy{false};
   const PhaseTracker *phase = nullptr;
   int statmFd = -1;
-  uint64_t pageSize = 4096;
   bool smapsAtPeaks = true;
   SmapsPolicy policy;
 
@@ -141,26 +140,20 @@ struct TimelineSampler::SignalState {
   bool timerCreated = false;
   struct sigaction oldAction {};
 
-  /// Reads RSS without allocating (no Expected, no sscanf).
+  /// Reads RSS without allocating (not RSSReader::read: its Expected
+  /// allocates on errors), for the handler.
   bool readRSS(uint64_t &rss) const {
     char b[128];
     ssize_t n;
     do
-      n = ::pread(statmFd, b, sizeof(b) - 1, 0);
+      n = ::pread(statmFd, b, sizeof(b), 0);
     while (n < 0 && errno == EINTR);
     if (n <= 0)
       return false;
-    // "size resident shared ..." in pages.
-    ssize_t i = 0;
-    while (i < n && b[i] != ' ')
-      ++i;
-    ++i;
-    uint64_t pages = 0;
-    bool any = false;
-    for (; i < n && b[i] >= '0' && b[i] <= '9'; ++i, any = true)
-      pages = pages * 10 + uint64_t(b[i] - '0');
-    rss = pages * pageSize;
-    return any;
+    std::optional<uint64_t> r = parseStatmRSS(llvm::StringRef(b, size_t(n)));
+    if (r)
+      rss = *r;
+    return r.has_value();
   }
 
   /// One sample into `buf`; runs in the handler or with `busy` held.
@@ -268,7 +261,6 @@ llvm::Error TimelineSampler::startSignal() {
   const int signo = signalNumber();
   auto st = std::make_unique<SignalState>();
   st->phase = phase;
-  st->pageSize = uint64_t(sysconf(_SC_PAGESIZE));
   st->smapsAtPeaks = opts.smapsAtPeaks;
   st->policy = policy;
   // Drained at every stage boundary; past this many samples in between

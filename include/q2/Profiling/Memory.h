@@ -51,6 +51,11 @@ llvm::Expected<ProcStatus> readProcStatus(pid_t pid = 0);
 /// the ~50 lines of status). pid 0 means the calling process.
 llvm::Expected<uint64_t> readCurrentRSS(pid_t pid = 0);
 
+/// RSS in bytes from the text of a statm file ("size resident ..." in
+/// pages); nullopt if it is not that. Allocation-free, so a signal handler
+/// may call it.
+std::optional<uint64_t> parseStatmRSS(llvm::StringRef text);
+
 /// Reads the current RSS of one process repeatedly through a descriptor of
 /// /proc/<pid>/statm kept open (pread at offset 0 regenerates the file), so a
 /// read costs one syscall instead of open + read + close. Thread-safe.

@@ -203,3 +203,23 @@ TEST(ProfMemory, EpochClocks) {
 }
 
 } // namespace
+
+namespace {
+// The one statm parser serves readCurrentRSS, RSSReader and the signal
+// handler of the timeline.
+TEST(ProfMemory, ParseStatmRSS) {
+  const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(parseStatmRSS("1000 250 30 5 0 400 0\n"), 250 * page);
+  EXPECT_EQ(parseStatmRSS("1000 250"), 250 * page);
+  EXPECT_EQ(parseStatmRSS(""), std::nullopt);
+  EXPECT_EQ(parseStatmRSS("1000"), std::nullopt);
+  EXPECT_EQ(parseStatmRSS("1000 x 3"), std::nullopt);
+  // Agrees with the live readers.
+  RSSReader reader;
+  auto viaReader = reader.read();
+  ASSERT_TRUE(bool(viaReader)) << llvm::toString(viaReader.takeError());
+  auto viaOpen = readCurrentRSS();
+  ASSERT_TRUE(bool(viaOpen)) << llvm::toString(viaOpen.takeError());
+  EXPECT_NEAR(double(*viaReader), double(*viaOpen), 4.0 * double(1 << 20));
+}
+} // namespace
