@@ -1,0 +1,336 @@
+//===- FileIO.cpp - Bounded reads, safe atomic writes ---------------------===//
+#include "q2/Support/FileIO.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace {
+
+constexpr StringLiteral kTempTag = ".q2tmp-";
+
+Error fileError(StringRef path, const Twine &what) {
+  return createStringError("'" + path + "': " + what);
+}
+
+Error errnoError(StringRef path, const Twine &action, int err) {
+  return createStringError(std::error_code(err, std::generic_category()),
+                           action + " '" + path + "': " + std::strerror(err));
+}
+
+const char *kindOf(mode_t m) {
+  if (S_ISDIR(m))
+    return "a directory";
+  if (S_ISFIFO(m))
+    return "a FIFO";
+  if (S_ISSOCK(m))
+    return "a socket";
+  if (S_ISCHR(m))
+    return "a character device";
+  if (S_ISBLK(m))
+    return "a block device";
+  return "not a regular file";
+}
+
+/// Reads at most `maxBytes` from `fd` until EOF (for stdin).
+Expected<std::unique_ptr<MemoryBuffer>> readStream(int fd, StringRef name,
+                                                   uint64_t maxBytes) {
+  std::string data;
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return errnoError(name, "cannot read", errno);
+    }
+    if (n == 0)
+      break;
+    if (data.size() + uint64_t(n) > maxBytes)
+      return fileError(name, formatv("more than {0} bytes (the input limit)",
+                                     maxBytes));
+    data.append(buf, size_t(n));
+  }
+  return MemoryBuffer::getMemBufferCopy(data, name);
+}
+
+bool processAlive(long pid) {
+  return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno != ESRCH);
+}
+
+std::string tempNameFor(StringRef path) {
+  static std::atomic<unsigned> counter{0};
+  return formatv("{0}{1}{2}-{3}", path, kTempTag, ::getpid(), counter++).str();
+}
+
+/// Writes through an existing character device or FIFO.
+Error writeThrough(StringRef path, bool fifo,
+                   function_ref<Error(raw_ostream &)> write) {
+  SmallString<256> p(path);
+  int flags = O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0);
+  int fd = ::open(p.c_str(), flags);
+  if (fd < 0) {
+    if (fifo && errno == ENXIO)
+      return fileError(path, "is a FIFO with no reader");
+    return errnoError(path, "cannot open", errno);
+  }
+  if (fifo)
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  raw_fd_ostream os(fd, /*shouldClose=*/true);
+  Error e = write(os);
+  os.flush();
+  if (e) {
+    os.clear_error();
+    return e;
+  }
+  if (std::error_code ec = os.error()) {
+    os.clear_error();
+    return createStringError(ec, "cannot write '" + path + "': " + ec.message());
+  }
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<MemoryBuffer>>
+q2::readInputFile(StringRef path, uint64_t maxBytes) {
+  if (path == "-")
+    return readStream(STDIN_FILENO, "<stdin>", maxBytes);
+  SmallString<256> p(path);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return errnoError(path, "cannot read", errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return errnoError(path, "cannot read", err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fileError(path, Twine("is ") + kindOf(st.st_mode) +
+                               ", not a regular file");
+  }
+  if (uint64_t(st.st_size) > maxBytes) {
+    ::close(fd);
+    return fileError(path, formatv("is {0} bytes, above the input limit of "
+                                   "{1} bytes",
+                                   uint64_t(st.st_size), maxBytes));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  auto buf = MemoryBuffer::getOpenFile(sys::fs::convertFDToNativeFile(fd), path,
+                                       uint64_t(st.st_size));
+  ::close(fd);
+  if (!buf)
+    return createStringError(buf.getError(), "cannot read '" + path +
+                                                 "': " + buf.getError().message());
+  return std::move(*buf);
+}
+
+bool q2::isTemporaryName(StringRef name) {
+  size_t at = name.rfind(kTempTag);
+  if (at == StringRef::npos)
+    return false;
+  StringRef rest = name.drop_front(at + kTempTag.size());
+  auto [pid, n] = rest.split('-');
+  unsigned long long x;
+  return !pid.getAsInteger(10, x) && !n.getAsInteger(10, x);
+}
+
+unsigned q2::removeStaleTemporaries(StringRef target) {
+  SmallString<256> dir(sys::path::parent_path(target));
+  if (dir.empty())
+    dir = ".";
+  std::string prefix = (sys::path::filename(target) + kTempTag).str();
+  unsigned removed = 0;
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    if (!name.starts_with(prefix) || !isTemporaryName(name))
+      continue;
+    long pid = 0;
+    if (name.drop_front(prefix.size()).split('-').first.getAsInteger(10, pid))
+      continue;
+    if (pid == ::getpid() || processAlive(pid))
+      continue;
+    if (!sys::fs::remove(it->path()))
+      ++removed;
+  }
+  return removed;
+}
+
+Error q2::writeFileAtomically(StringRef path,
+                              function_ref<Error(raw_ostream &)> write) {
+  if (path.empty())
+    return createStringError("no output path given");
+  if (path == "-") {
+    Error e = write(outs());
+    outs().flush();
+    return e;
+  }
+  SmallString<256> p(path);
+  struct stat st;
+  if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+      return writeThrough(path, S_ISFIFO(st.st_mode), write);
+    return fileError(path, Twine("is ") + kindOf(st.st_mode) +
+                               "; refusing to replace it");
+  }
+  removeStaleTemporaries(path);
+  std::string tmp = tempNameFor(path);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return errnoError(path, "cannot write", errno);
+  sys::RemoveFileOnSignal(tmp);
+  auto discard = [&] {
+    sys::fs::remove(tmp);
+    sys::DontRemoveFileOnSignal(tmp);
+  };
+  Error e = Error::success();
+  std::error_code ec;
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    e = write(os);
+    os.close();
+    ec = os.error();
+    os.clear_error();
+  }
+  if (e) {
+    discard();
+    return e;
+  }
+  if (ec) {
+    discard();
+    return createStringError(ec, "cannot write '" + path + "': " + ec.message());
+  }
+  if (::rename(tmp.c_str(), p.c_str()) != 0) {
+    int err = errno;
+    discard();
+    return errnoError(path, "cannot write", err);
+  }
+  sys::DontRemoveFileOnSignal(tmp);
+  return Error::success();
+}
+
+Error q2::writeFileAtomically(StringRef path, StringRef contents) {
+  return writeFileAtomically(path, [&](raw_ostream &os) {
+    os << contents;
+    return Error::success();
+  });
+}
+
+Error q2::checkOutputPath(StringRef path, StringRef flag) {
+  if (path.empty() || path == "-")
+    return Error::success();
+  SmallString<256> p(path);
+  struct stat st;
+  if (::stat(p.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+      return Error::success(); // written through
+    if (!S_ISREG(st.st_mode))
+      return createStringError(flag + " '" + path + "' is " +
+                               kindOf(st.st_mode));
+  }
+  SmallString<256> dir(sys::path::parent_path(path));
+  if (dir.empty())
+    dir = ".";
+  if (!sys::fs::is_directory(dir) ||
+      sys::fs::access(dir, sys::fs::AccessMode::Write))
+    return createStringError(flag + " '" + path +
+                             "' cannot be written (directory '" + dir +
+                             "' is missing or not writable)");
+  return Error::success();
+}
+
+namespace {
+/// Identity of a path for clash checks: device/inode when it exists, else
+/// the absolute path without dots. Character devices have none (empty).
+std::string fileIdentity(StringRef path) {
+  SmallString<256> p(path);
+  struct stat st;
+  if (::stat(p.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode))
+      return "";
+    return formatv("inode:{0}:{1}", uint64_t(st.st_dev), uint64_t(st.st_ino));
+  }
+  sys::fs::make_absolute(p);
+  sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return ("path:" + p).str();
+}
+} // namespace
+
+Error q2::checkDistinctPaths(ArrayRef<NamedPath> inputs,
+                             ArrayRef<NamedPath> outputs) {
+  auto skip = [](const NamedPath &n) { return n.path.empty() || n.path == "-"; };
+  std::vector<std::string> outIds;
+  for (const NamedPath &out : outputs) {
+    std::string id = skip(out) ? "" : fileIdentity(out.path);
+    outIds.push_back(id);
+    if (id.empty())
+      continue;
+    for (const NamedPath &in : inputs)
+      if (!skip(in) && fileIdentity(in.path) == id)
+        return createStringError(out.flag + " '" + out.path +
+                                 "' would overwrite the " + in.flag + " '" +
+                                 in.path + "'");
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (!outIds[i].empty() && outIds[i] == outIds[j])
+        return createStringError(outputs[j].flag + " and " + outputs[i].flag +
+                                 " name the same file '" + outputs[i].path +
+                                 "'");
+  return Error::success();
+}
+
+Expected<q2::FileLock> q2::FileLock::acquire(StringRef lockPath, bool wait,
+                                             StringRef what) {
+  SmallString<256> p(lockPath);
+  int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return errnoError(lockPath, "cannot create lock", errno);
+  int rc;
+  do
+    rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+      return createStringError(
+          (what.empty() ? Twine("'") + lockPath + "'" : Twine(what)) +
+          " is in use by another process (lock '" + lockPath + "')");
+    return errnoError(lockPath, "cannot lock", err);
+  }
+  return FileLock(fd);
+}
+
+q2::FileLock &q2::FileLock::operator=(FileLock &&other) noexcept {
+  if (this != &other) {
+    if (fd >= 0)
+      ::close(fd);
+    fd = other.fd;
+    other.fd = -1;
+  }
+  return *this;
+}
+
+q2::FileLock::~FileLock() {
+  if (fd >= 0)
+    ::close(fd); // releases the flock
+}

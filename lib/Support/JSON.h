@@ -1,0 +1,342 @@
+//===- JSON.h - nlohmann_json behind llvm::Error (internal) -----*- C++ -*-===//
+//
+// Project-internal (not installed, not under include/): the libraries that
+// read or write JSON include it as "Support/JSON.h"; public headers expose
+// typed structs only. Nothing here lets an nlohmann exception escape: parse
+// errors, overflowing numbers (1e400), wrong types and non-UTF-8 strings all
+// become an llvm::Error naming the file and the key path.
+//
+// Typed records are (de)serialized from one field list per type:
+//
+//   template <class V, class R> void fields(V &v, R &r) {
+//     v("wall_s", r.wallS);
+//     v.optional("ir", r.ir);
+//   }
+//
+// json::toValue(r) writes every field, json::fromValue(cursor, r) reads them
+// back; the list is written once, so writer and reader cannot disagree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef Q2_LIB_SUPPORT_JSON_H
+#define Q2_LIB_SUPPORT_JSON_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace q2::json {
+
+using Value = nlohmann::json;
+
+/// Parses `text`; errors are "<source>: invalid JSON: ...".
+llvm::Expected<Value> parse(llvm::StringRef text, llvm::StringRef source);
+/// Reads and parses a file (through q2::readInputFile: regular files only,
+/// at most `maxBytes`).
+llvm::Expected<Value> readFile(llvm::StringRef path,
+                               uint64_t maxBytes = uint64_t(256) << 20);
+/// Serializes (NaN/inf become null); fails on strings that are not UTF-8.
+llvm::Expected<std::string> dump(const Value &v, int indent = 2);
+/// Serializes, then writes atomically (q2::writeFileAtomically), with a
+/// trailing newline. Nothing is written when serialization fails.
+llvm::Error writeFile(llvm::StringRef path, const Value &v, int indent = 2);
+
+/// A position in a parsed document: the value plus its source file and
+/// key path ("phase_b.stages[2].wall_s") for messages.
+class Cursor {
+public:
+  Cursor(const Value &v, std::string source, std::string path = "")
+      : v(&v), src(std::move(source)), keyPath(std::move(path)) {}
+
+  const Value &value() const { return *v; }
+  const std::string &source() const { return src; }
+  const std::string &path() const { return keyPath; }
+  /// "<source>: <path>: msg" (or "<source>: msg" at the root).
+  llvm::Error error(const llvm::Twine &msg) const;
+
+  bool isNull() const { return v->is_null(); }
+  bool isObject() const { return v->is_object(); }
+  bool isArray() const { return v->is_array(); }
+  bool has(llvm::StringRef key) const;
+  /// A required member; error if absent or if this is not an object.
+  llvm::Expected<Cursor> at(llvm::StringRef key) const;
+  /// An optional member: nullopt when absent (or null).
+  std::optional<Cursor> find(llvm::StringRef key) const;
+  /// Array elements; error if this is not an array.
+  llvm::Expected<std::vector<Cursor>> elements() const;
+
+  llvm::Expected<double> number() const; ///< finite
+  llvm::Expected<int64_t> integer() const;
+  llvm::Expected<uint64_t> unsignedInteger() const;
+  llvm::Expected<bool> boolean() const;
+  llvm::Expected<std::string> string() const;
+
+private:
+  std::string member(llvm::StringRef key) const;
+  const Value *v;
+  std::string src, keyPath;
+};
+
+//===----------------------------------------------------------------------===//
+// Field-list (de)serialization
+//===----------------------------------------------------------------------===//
+
+template <class T> Value toValue(const T &r);
+template <class T> llvm::Error fromValue(const Cursor &c, T &r);
+
+/// Declares the field list of record `Type` (for const and non-const use):
+///   Q2_JSON_FIELDS(StageRecord) { v("name", r.name); ... }
+#define Q2_JSON_FIELDS(Type)                                                   \
+  template <class V, class R,                                                  \
+            std::enable_if_t<std::is_same_v<std::remove_const_t<R>, Type>,     \
+                             int> = 0>                                         \
+  void fields(V &v, R &r)
+
+namespace detail {
+template <class T> struct IsOptional : std::false_type {};
+template <class T> struct IsOptional<std::optional<T>> : std::true_type {};
+template <class T> struct IsVector : std::false_type {};
+template <class T> struct IsVector<std::vector<T>> : std::true_type {};
+template <class T> struct IsVariant : std::false_type {};
+template <class... Ts>
+struct IsVariant<std::variant<Ts...>> : std::true_type {};
+template <class T> struct IsStringMap : std::false_type {};
+template <class T>
+struct IsStringMap<std::map<std::string, T>> : std::true_type {};
+
+/// Writes the fields of a record into an object.
+struct Writer {
+  Value &j;
+  template <class T> void operator()(const char *key, const T &x) {
+    j[key] = toValue(x);
+  }
+  /// Written only when set.
+  template <class T> void optional(const char *key, const std::optional<T> &x) {
+    if (x)
+      j[key] = toValue(*x);
+  }
+  /// Written only when not equal to `dflt` (e.g. empty strings).
+  template <class T> void unlessDefault(const char *key, const T &x,
+                                        const T &dflt) {
+    if (!(x == dflt))
+      j[key] = toValue(x);
+  }
+  /// Written only when `cond` holds (read back when present).
+  template <class T> void when(bool cond, const char *key, const T &x) {
+    if (cond)
+      j[key] = toValue(x);
+  }
+  /// Written for readers of the file, not read back (derived from fields).
+  template <class T> void derived(const char *key, const T &x) {
+    j[key] = toValue(x);
+  }
+  static constexpr bool reading = false;
+};
+
+/// Reads the fields of a record from an object; the first error sticks.
+struct Reader {
+  const Cursor &c;
+  llvm::Error err = llvm::Error::success();
+  explicit Reader(const Cursor &c) : c(c) {}
+  template <class T> void operator()(const char *key, T &x) {
+    if (err)
+      return;
+    auto m = c.at(key);
+    if (!m) {
+      err = m.takeError();
+      return;
+    }
+    err = fromValue(*m, x);
+  }
+  template <class T> void optional(const char *key, std::optional<T> &x) {
+    if (err)
+      return;
+    if (auto m = c.find(key)) {
+      T value{};
+      err = fromValue(*m, value);
+      x = std::move(value);
+    } else {
+      x.reset();
+    }
+  }
+  template <class T> void unlessDefault(const char *key, T &x, const T &dflt) {
+    if (err)
+      return;
+    if (auto m = c.find(key))
+      err = fromValue(*m, x);
+    else
+      x = dflt;
+  }
+  template <class T> void when(bool, const char *key, T &x) {
+    if (err)
+      return;
+    if (auto m = c.find(key))
+      err = fromValue(*m, x);
+  }
+  template <class T> void derived(const char *, const T &) {}
+  static constexpr bool reading = true;
+};
+} // namespace detail
+
+template <class... Ts>
+std::tuple<Ts *...> variantTags(std::variant<Ts...> *) {
+  return {static_cast<Ts *>(nullptr)...};
+}
+
+/// Scalars, strings, vectors, optionals, string-keyed maps, and records with
+/// a `fields(V&, R&)` overload found by ADL.
+template <class T> Value toValue(const T &x) {
+  if constexpr (std::is_same_v<T, bool> || std::is_arithmetic_v<T> ||
+                std::is_same_v<T, std::string>) {
+    return Value(x);
+  } else if constexpr (std::is_enum_v<T>) {
+    return Value(toString(x).str());
+  } else if constexpr (detail::IsOptional<T>::value) {
+    return x ? toValue(*x) : Value(nullptr);
+  } else if constexpr (detail::IsVariant<T>::value) {
+    return std::visit([](const auto &e) { return toValue(e); }, x);
+  } else if constexpr (detail::IsVector<T>::value) {
+    Value a = Value::array();
+    for (const auto &e : x)
+      a.push_back(toValue(e));
+    return a;
+  } else if constexpr (detail::IsStringMap<T>::value) {
+    Value o = Value::object();
+    for (const auto &[k, e] : x)
+      o[k] = toValue(e);
+    return o;
+  } else {
+    Value o(Value::value_t::object);
+    detail::Writer w{o};
+    fields(w, x);
+    return o;
+  }
+}
+
+template <class T> llvm::Error fromValue(const Cursor &c, T &x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    auto b = c.boolean();
+    if (!b)
+      return b.takeError();
+    x = *b;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    // NaN and infinities are written as null.
+    if (c.isNull()) {
+      x = std::numeric_limits<T>::quiet_NaN();
+      return llvm::Error::success();
+    }
+    auto d = c.number();
+    if (!d)
+      return d.takeError();
+    x = T(*d);
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    auto i = c.integer();
+    if (!i)
+      return i.takeError();
+    if (*i < int64_t(std::numeric_limits<T>::min()) ||
+        *i > int64_t(std::numeric_limits<T>::max()))
+      return c.error("integer out of range");
+    x = T(*i);
+  } else if constexpr (std::is_integral_v<T>) {
+    auto u = c.unsignedInteger();
+    if (!u)
+      return u.takeError();
+    if (*u > uint64_t(std::numeric_limits<T>::max()))
+      return c.error("integer out of range");
+    x = T(*u);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    auto s = c.string();
+    if (!s)
+      return s.takeError();
+    x = std::move(*s);
+  } else if constexpr (std::is_enum_v<T>) {
+    auto s = c.string();
+    if (!s)
+      return s.takeError();
+    std::optional<T> e = parseEnum(*s, (T *)nullptr);
+    if (!e)
+      return c.error("unknown value '" + *s + "'");
+    x = *e;
+  } else if constexpr (detail::IsVariant<T>::value) {
+    // Scalar variants (bool, integer, floating, string) by JSON type.
+    const Value &j = c.value();
+    llvm::Error err = c.error("unsupported value type");
+    bool done = false;
+    auto tryAlt = [&](auto *tag) {
+      using A = std::remove_pointer_t<decltype(tag)>;
+      if (done)
+        return;
+      bool match = (std::is_same_v<A, bool> && j.is_boolean()) ||
+                   (std::is_integral_v<A> && !std::is_same_v<A, bool> &&
+                    j.is_number_integer()) ||
+                   (std::is_floating_point_v<A> && j.is_number_float()) ||
+                   (std::is_same_v<A, std::string> && j.is_string());
+      if (!match)
+        return;
+      A a{};
+      llvm::consumeError(std::move(err));
+      err = fromValue(c, a);
+      x = std::move(a);
+      done = true;
+    };
+    std::apply([&](auto *...tags) { (tryAlt(tags), ...); },
+               variantTags(static_cast<T *>(nullptr)));
+    return err;
+  } else if constexpr (detail::IsOptional<T>::value) {
+    if (c.isNull()) {
+      x.reset();
+      return llvm::Error::success();
+    }
+    typename T::value_type v{};
+    if (llvm::Error e = fromValue(c, v))
+      return e;
+    x = std::move(v);
+  } else if constexpr (detail::IsVector<T>::value) {
+    auto elems = c.elements();
+    if (!elems)
+      return elems.takeError();
+    x.clear();
+    x.reserve(elems->size());
+    for (const Cursor &e : *elems) {
+      typename T::value_type v{};
+      if (llvm::Error err = fromValue(e, v))
+        return err;
+      x.push_back(std::move(v));
+    }
+  } else if constexpr (detail::IsStringMap<T>::value) {
+    if (!c.isObject())
+      return c.error("expected an object");
+    x.clear();
+    for (auto it = c.value().begin(); it != c.value().end(); ++it) {
+      typename T::mapped_type v{};
+      Cursor e(it.value(), c.source(),
+               c.path().empty() ? it.key() : c.path() + "." + it.key());
+      if (llvm::Error err = fromValue(e, v))
+        return err;
+      x.emplace(it.key(), std::move(v));
+    }
+  } else {
+    if (!c.isObject())
+      return c.error("expected an object");
+    detail::Reader r(c);
+    fields(r, x);
+    return std::move(r.err);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace q2::json
+
+#endif // Q2_LIB_SUPPORT_JSON_H
