@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "q2/Profiling/MLIR/Instrumentation.h"
 #include "q2/Profiling/Profiling.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -133,7 +134,8 @@ struct NopPass : mlir::PassWrapper<NopPass, mlir::OperationPass<>> {
 void BM_PassManager100x10(benchmark::State &state) {
   Parsed p(10);
   ProfilingOptions o;
-  o.irMetricsPerPass = state.range(0) == 2;
+  InstrumentationOptions io;
+  io.irMetricsPerPass = state.range(0) == 2;
   o.warnOnStderr = false;
   o.resetPeakPerStage = false;
   for (auto _ : state) {
@@ -144,7 +146,7 @@ void BM_PassManager100x10(benchmark::State &state) {
     for (int i = 0; i < 100; ++i)
       fpm.addPass(std::make_unique<NopPass>());
     if (state.range(0) > 0)
-      attachProfiling(pm, session);
+      attachProfiling(pm, session, io);
     if (mlir::failed(pm.run(*p.mod)))
       state.SkipWithError("pass manager failed");
   }

@@ -8,12 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "q2/JIT/QPEExecutable.h"
 
-#include "q2/Pipeline/Pipeline.h"
-#include "q2/QPE/QPEProgram.h"
+#include "q2/Support/NativeTarget.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/FileSystem.h"
@@ -30,9 +26,6 @@ using namespace q2::jit;
 using llvm::orc::DynamicLibrarySearchGenerator;
 using llvm::orc::SymbolStringPtr;
 
-static llvm::Error makeError(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 std::string q2::jit::defaultRuntimeLibrary() {
   if (const char *env = std::getenv("Q2_RUNTIME_LIB"); env && *env)
@@ -45,14 +38,6 @@ std::string q2::jit::defaultRuntimeLibrary() {
   return std::string(lib);
 }
 
-static void initNativeTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
-
 // The JIT goes first: its teardown may still call the error reporter, which
 // writes into members declared after it.
 QPEExecutable::~QPEExecutable() { jit.reset(); }
@@ -61,12 +46,12 @@ llvm::Expected<std::unique_ptr<QPEExecutable>>
 QPEExecutable::load(llvm::ArrayRef<char> object, unsigned numCoeffs,
                     unsigned numOutQubits, const ExecutableOptions &options) {
   if (numOutQubits > 32)
-    return makeError(llvm::formatv(
+    return llvm::createStringError(llvm::formatv(
         "q2-jit: {0} output qubits: the result would need 2^{0} doubles",
         numOutQubits));
   if (object.empty())
-    return makeError("q2-jit: empty object");
-  initNativeTarget();
+    return llvm::createStringError("q2-jit: empty object");
+  q2::initializeNativeTarget();
 
   std::unique_ptr<QPEExecutable> exe(new QPEExecutable());
   exe->nCoeffs = numCoeffs;
@@ -74,7 +59,7 @@ QPEExecutable::load(llvm::ArrayRef<char> object, unsigned numCoeffs,
   exe->runtimePath = options.runtimeLibrary.empty() ? defaultRuntimeLibrary()
                                                     : options.runtimeLibrary;
   if (!llvm::sys::fs::exists(exe->runtimePath))
-    return makeError("q2-jit: runtime library '" + exe->runtimePath +
+    return llvm::createStringError("q2-jit: runtime library '" + exe->runtimePath +
                      "' not found (set Q2_RUNTIME_LIB or pass its path)");
 
   // The process-symbols JITDylib (last in the link order) gets a filtered
@@ -97,7 +82,7 @@ QPEExecutable::load(llvm::ArrayRef<char> object, unsigned numCoeffs,
               })
           .create();
   if (!jit)
-    return makeError("q2-jit: cannot create the JIT: " +
+    return llvm::createStringError("q2-jit: cannot create the JIT: " +
                      llvm::toString(jit.takeError()));
   exe->jit = std::move(*jit);
   // Link failures (e.g. "Symbols not found: [ q2_rt_alloc ]") are reported
@@ -115,7 +100,7 @@ QPEExecutable::load(llvm::ArrayRef<char> object, unsigned numCoeffs,
   auto runtimeGen =
       DynamicLibrarySearchGenerator::Load(exe->runtimePath.c_str(), prefix);
   if (!runtimeGen)
-    return makeError("q2-jit: cannot load runtime library '" +
+    return llvm::createStringError("q2-jit: cannot load runtime library '" +
                      exe->runtimePath +
                      "': " + llvm::toString(runtimeGen.takeError()));
   jd.addGenerator(std::move(*runtimeGen));
@@ -123,7 +108,7 @@ QPEExecutable::load(llvm::ArrayRef<char> object, unsigned numCoeffs,
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(object.data(), object.size()), "qpe.o");
   if (llvm::Error err = exe->jit->addObjectFile(std::move(buffer)))
-    return makeError("q2-jit: cannot add the object: " +
+    return llvm::createStringError("q2-jit: cannot add the object: " +
                      llvm::toString(std::move(err)));
 
   // The first lookup links the object: unresolved symbols surface here.
@@ -132,7 +117,7 @@ QPEExecutable::load(llvm::ArrayRef<char> object, unsigned numCoeffs,
   if (!entry) {
     std::string lookupErr = llvm::toString(entry.takeError());
     std::lock_guard<std::mutex> lock(exe->sessionErrorsMutex);
-    return makeError("q2-jit: cannot link the compiled object (entry '" +
+    return llvm::createStringError("q2-jit: cannot link the compiled object (entry '" +
                      cifaceName + "'): " +
                      (exe->sessionErrors.empty()
                           ? lookupErr
@@ -154,7 +139,7 @@ QPEExecutable::load(llvm::ArrayRef<char> object, unsigned numCoeffs,
 llvm::Expected<void *> QPEExecutable::lookup(llvm::StringRef symbol) {
   auto addr = jit->lookup(symbol);
   if (!addr)
-    return makeError("q2-jit: cannot resolve '" + symbol + "' (runtime '" +
+    return llvm::createStringError("q2-jit: cannot resolve '" + symbol + "' (runtime '" +
                      runtimePath + "'): " + llvm::toString(addr.takeError()));
   return addr->toPtr<void *>();
 }
@@ -162,12 +147,12 @@ llvm::Expected<void *> QPEExecutable::lookup(llvm::StringRef symbol) {
 llvm::Error QPEExecutable::runInto(llvm::ArrayRef<double> coeffs,
                                    llvm::MutableArrayRef<double> out) {
   if (coeffs.size() != nCoeffs)
-    return makeError(llvm::formatv(
+    return llvm::createStringError(llvm::formatv(
         "q2-jit: the program takes {0} coefficient(s), got {1}", nCoeffs,
         coeffs.size()));
   uint64_t outSize = uint64_t(1) << nOut;
   if (out.size() != outSize)
-    return makeError(llvm::formatv(
+    return llvm::createStringError(llvm::formatv(
         "q2-jit: output buffer has {0} entries, the program writes {1}",
         out.size(), outSize));
 
@@ -185,7 +170,7 @@ llvm::Error QPEExecutable::runInto(llvm::ArrayRef<double> coeffs,
   if (const char *msg = lastError()) {
     std::string text = msg;
     clearError();
-    return makeError("q2-jit: runtime error: " + text);
+    return llvm::createStringError("q2-jit: runtime error: " + text);
   }
   return llvm::Error::success();
 }
@@ -196,49 +181,4 @@ QPEExecutable::run(llvm::ArrayRef<double> coeffs) {
   if (llvm::Error err = runInto(coeffs, out))
     return std::move(err);
   return out;
-}
-
-QPEResult q2::jit::decode(std::vector<double> probs, double baseTime,
-                          double energyShift) {
-  QPEResult r;
-  r.probs = std::move(probs);
-  double best = -1;
-  for (size_t i = 0; i < r.probs.size(); ++i) {
-    r.probSum += r.probs[i];
-    if (r.probs[i] > best) {
-      best = r.probs[i];
-      r.argmax = i;
-    }
-  }
-  double dim = double(r.probs.size());
-  r.phase = dim > 0 ? double(r.argmax) / dim : 0;
-  // E = shift - 2 pi m / (2^nEst t) = shift - 2 pi phase / t.
-  r.energy = energyShift - 2 * M_PI * r.phase / baseTime;
-  return r;
-}
-
-QPEResult q2::jit::decode(std::vector<double> probs,
-                          const qpe::QPEMetadata &md) {
-  return decode(std::move(probs), md.baseTime, md.energyShift);
-}
-
-llvm::Expected<llvm::SmallVector<char, 0>>
-q2::jit::compileToObject(mlir::ModuleOp module,
-                         const pipeline::PipelineOptions &opts) {
-  mlir::MLIRContext *ctx = module.getContext();
-  std::string diags;
-  llvm::raw_string_ostream os(diags);
-  mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
-    os << d.getLocation() << ": " << d << "\n";
-    return mlir::success();
-  });
-  auto artifacts = std::make_shared<pipeline::Artifacts>();
-  mlir::PassManager pm(ctx, mlir::ModuleOp::getOperationName());
-  for (unsigned i = 1; i <= pipeline::kNumStages; ++i)
-    pipeline::buildStage(pm, pipeline::stageAt(i), opts, artifacts);
-  if (mlir::failed(pm.run(module)))
-    return makeError("q2-jit: compiling to an object failed:\n" + diags);
-  if (artifacts->object.empty())
-    return makeError("q2-jit: the pipeline produced no object\n" + diags);
-  return std::move(artifacts->object);
 }

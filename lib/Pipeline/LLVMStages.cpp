@@ -1,54 +1,28 @@
-//===- LLVMStages.cpp - stages 5 (LLVM IR) and 6 (object code) ------------===//
+//===- LLVMStages.cpp - Stages 5 (LLVM IR) and 6 (object code) ------------===//
 //
-// Both are module passes that leave the MLIR module untouched: stage 5
-// translates it to an llvm::Module and optimizes it at -O<n>; stage 6 emits a
-// relocatable ELF object for the host with a TargetMachine. The driver
-// shares one Artifacts between them; run alone (from --pass-pipeline) each
-// translates on its own and writes its output file.
+// Plain functions: stage 5 translates the LLVM-dialect module to an
+// llvm::Module and optimizes it with the new pass manager at -O<n>; stage 6
+// emits a relocatable ELF object for the host with a TargetMachine.
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Pipeline/Pipeline.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/Pass.h"
+#include "q2/Support/NativeTarget.h"
+
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
-
-#include <mutex>
 
 using namespace mlir;
 using namespace q2::pipeline;
 
 namespace {
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createHostTargetMachine(unsigned optLevel) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return builder.takeError();
-  builder->setRelocationModel(llvm::Reloc::PIC_);
-  builder->setCodeGenOptLevel(optLevel == 0   ? llvm::CodeGenOptLevel::None
-                              : optLevel == 1 ? llvm::CodeGenOptLevel::Less
-                              : optLevel == 2 ? llvm::CodeGenOptLevel::Default
-                                              : llvm::CodeGenOptLevel::Aggressive);
-  return builder->createTargetMachine();
-}
-
 llvm::OptimizationLevel toLevel(unsigned n) {
   switch (n) {
   case 0:
@@ -62,25 +36,55 @@ llvm::OptimizationLevel toLevel(unsigned n) {
   }
 }
 
-/// Translates `module` into `art` and optimizes it. Errors go to the
-/// module's diagnostics.
-LogicalResult translateAndOptimize(ModuleOp module, unsigned optLevel,
-                                   Artifacts &art) {
-  registerBuiltinDialectTranslation(*module.getContext());
-  registerLLVMDialectTranslation(*module.getContext());
-  auto tm = createHostTargetMachine(optLevel);
-  if (!tm)
-    return module.emitError("cannot create the host target machine: ")
-           << llvm::toString(tm.takeError());
-  art.llvmContext = std::make_unique<llvm::LLVMContext>();
-  art.llvmModule = translateModuleToLLVMIR(module, *art.llvmContext, "qpe");
-  if (!art.llvmModule)
-    return module.emitError("translation to LLVM IR failed (is everything in "
-                            "the llvm dialect? run LLVMDialect first)");
-  art.llvmModule->setDataLayout((*tm)->createDataLayout());
-  art.llvmModule->setTargetTriple((*tm)->getTargetTriple());
-  art.targetTriple = (*tm)->getTargetTriple().str();
+/// Brackets a step for the caller's observer; the end carries the product.
+struct Step {
+  Step(StepCallback cb, llvm::StringRef name) : cb(cb), name(name) {
+    if (cb)
+      cb(StepEvent{name, true, nullptr, {}});
+  }
+  ~Step() {
+    if (cb)
+      cb(StepEvent{name, false, module, object});
+  }
+  StepCallback cb;
+  llvm::StringRef name;
+  const llvm::Module *module = nullptr;
+  llvm::ArrayRef<char> object;
+};
+} // namespace
 
+llvm::Expected<std::unique_ptr<llvm::Module>>
+q2::pipeline::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &ctx,
+                                const PipelineOptions &opts,
+                                StepCallback onStep) {
+  auto tm = q2::createHostTargetMachine(opts.optLevel);
+  if (!tm)
+    return llvm::createStringError("cannot create the host target machine: " +
+                                   llvm::toString(tm.takeError()));
+  std::unique_ptr<llvm::Module> m;
+  {
+    Step step(onStep, "llvm-translate");
+    registerBuiltinDialectTranslation(*module.getContext());
+    registerLLVMDialectTranslation(*module.getContext());
+    // Translation reports why it failed through the context's diagnostics.
+    std::string diags;
+    llvm::raw_string_ostream os(diags);
+    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+      os << (diags.empty() ? "" : "; ") << d;
+      return success();
+    });
+    m = translateModuleToLLVMIR(module, ctx, "qpe");
+    if (!m)
+      return llvm::createStringError(
+          "translation to LLVM IR failed (is everything in the llvm "
+          "dialect? run LLVMDialect first)" +
+          (diags.empty() ? std::string() : ": " + diags));
+    step.module = m.get();
+  }
+  m->setDataLayout((*tm)->createDataLayout());
+  m->setTargetTriple((*tm)->getTargetTriple());
+
+  Step step(onStep, "llvm-optimize");
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -92,110 +96,33 @@ LogicalResult translateAndOptimize(ModuleOp module, unsigned optLevel,
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm =
-      optLevel == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                    : pb.buildPerModuleDefaultPipeline(toLevel(optLevel));
-  mpm.run(*art.llvmModule, mam);
+      opts.optLevel == 0
+          ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+          : pb.buildPerModuleDefaultPipeline(toLevel(opts.optLevel));
+  mpm.run(*m, mam);
+  step.module = m.get();
   std::string err;
   llvm::raw_string_ostream os(err);
-  if (llvm::verifyModule(*art.llvmModule, &os))
-    return module.emitError("LLVM IR does not verify: ") << err;
-  return success();
+  if (llvm::verifyModule(*m, &os))
+    return llvm::createStringError("LLVM IR does not verify: " + err);
+  return std::move(m);
 }
 
-LogicalResult writeFile(ModuleOp module, llvm::StringRef path,
-                        llvm::function_ref<void(llvm::raw_ostream &)> write) {
-  if (path.empty())
-    return success();
-  if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        write(os);
-        return llvm::Error::success();
-      }))
-    return module.emitError("cannot write '")
-           << path << "': " << llvm::toString(std::move(e));
-  return success();
-}
-
-struct LLVMIRStagePass
-    : PassWrapper<LLVMIRStagePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LLVMIRStagePass)
-  LLVMIRStagePass(unsigned optLevel, std::shared_ptr<Artifacts> art,
-                  std::string output)
-      : optLevel(optLevel), art(std::move(art)), output(std::move(output)) {}
-  llvm::StringRef getArgument() const override { return "q2-emit-llvmir"; }
-  llvm::StringRef getDescription() const override {
-    return "Stage 5: translate to LLVM IR and optimize";
-  }
-  void runOnOperation() override {
-    Artifacts local;
-    Artifacts &a = art ? *art : local;
-    if (failed(translateAndOptimize(getOperation(), optLevel, a)) ||
-        failed(writeFile(getOperation(), output, [&](llvm::raw_ostream &os) {
-          a.llvmModule->print(os, nullptr);
-        })))
-      return signalPassFailure();
-    markAllAnalysesPreserved();
-  }
-  unsigned optLevel;
-  std::shared_ptr<Artifacts> art;
-  std::string output;
-};
-
-struct ObjectCodeStagePass
-    : PassWrapper<ObjectCodeStagePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ObjectCodeStagePass)
-  ObjectCodeStagePass(unsigned optLevel, std::shared_ptr<Artifacts> art,
-                      std::string output)
-      : optLevel(optLevel), art(std::move(art)), output(std::move(output)) {}
-  llvm::StringRef getArgument() const override { return "q2-emit-object"; }
-  llvm::StringRef getDescription() const override {
-    return "Stage 6: emit a relocatable object for the host";
-  }
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    Artifacts local;
-    Artifacts &a = art ? *art : local;
-    if (!a.llvmModule &&
-        failed(translateAndOptimize(module, optLevel, a)))
-      return signalPassFailure();
-    auto tm = createHostTargetMachine(optLevel);
-    if (!tm) {
-      module.emitError("cannot create the host target machine: ")
-          << llvm::toString(tm.takeError());
-      return signalPassFailure();
-    }
-    a.object.clear();
-    llvm::raw_svector_ostream os(a.object);
-    llvm::legacy::PassManager pm;
-    if ((*tm)->addPassesToEmitFile(pm, os, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile)) {
-      module.emitError("the host target cannot emit object files");
-      return signalPassFailure();
-    }
-    pm.run(*a.llvmModule);
-    if (failed(writeFile(module, output, [&](llvm::raw_ostream &out) {
-          out.write(a.object.data(), a.object.size());
-        })))
-      return signalPassFailure();
-    markAllAnalysesPreserved();
-  }
-  unsigned optLevel;
-  std::shared_ptr<Artifacts> art;
-  std::string output;
-};
-} // namespace
-
-std::unique_ptr<Pass>
-q2::pipeline::createLLVMIRStagePass(unsigned optLevel,
-                                    std::shared_ptr<Artifacts> artifacts,
-                                    std::string outputPath) {
-  return std::make_unique<LLVMIRStagePass>(optLevel, std::move(artifacts),
-                                           std::move(outputPath));
-}
-
-std::unique_ptr<Pass>
-q2::pipeline::createObjectCodeStagePass(unsigned optLevel,
-                                        std::shared_ptr<Artifacts> artifacts,
-                                        std::string outputPath) {
-  return std::make_unique<ObjectCodeStagePass>(optLevel, std::move(artifacts),
-                                               std::move(outputPath));
+llvm::Expected<llvm::SmallVector<char, 0>>
+q2::pipeline::emitObject(llvm::Module &module, const PipelineOptions &opts,
+                         StepCallback onStep) {
+  Step step(onStep, "llvm-codegen");
+  auto tm = q2::createHostTargetMachine(opts.optLevel);
+  if (!tm)
+    return llvm::createStringError("cannot create the host target machine: " +
+                                   llvm::toString(tm.takeError()));
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager pm;
+  if ((*tm)->addPassesToEmitFile(pm, os, nullptr,
+                                 llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the host target cannot emit object files");
+  pm.run(module);
+  step.object = object;
+  return std::move(object);
 }

@@ -1,12 +1,12 @@
-//===- Pipeline.cpp - the six stages of the QPE pipeline ------------------===//
+//===- Pipeline.cpp - The six stages of the QPE pipeline ------------------===//
 //
 // Stages 1-4 are textual pass pipelines (the same text a user can pass to
-// --pass-pipeline, see docs/pipeline.md); stages 5-6 are C++ passes.
+// --pass-pipeline, see docs/pipeline.md); stages 5-6 are in LLVMStages.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Pipeline/Pipeline.h"
-#include "q2/Pipeline/SnapshotPass.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -32,6 +32,67 @@ std::optional<Stage> q2::pipeline::parseStage(llvm::StringRef s) {
       return stageAt(i);
   return std::nullopt;
 }
+
+std::string q2::pipeline::stageFileName(unsigned i) {
+  if (i == 0)
+    return "0_Input.mlir";
+  Stage s = stageAt(i);
+  const char *ext = s == Stage::LLVMIR       ? ".ll"
+                    : s == Stage::ObjectCode ? ".o"
+                                             : ".mlir";
+  return llvm::formatv("{0}_{1}{2}", i, stageName(s), ext);
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+llvm::Error PipelineOptions::validate() const {
+  if (optLevel > 3)
+    return llvm::createStringError(
+        llvm::formatv("opt-level (-O) must be 0, 1, 2 or 3, got {0}", optLevel));
+  return llvm::Error::success();
+}
+
+/// An option's value as reported (integers widen to int64).
+template <class T> static PipelineOptions::Value toValue(const T &v) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string> ||
+                std::is_same_v<T, double>)
+    return v;
+  else
+    return int64_t(v);
+}
+
+void PipelineOptions::forEach(
+    llvm::function_ref<void(llvm::StringRef, Value)> fn) const {
+#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H) fn(N, toValue(F));
+#include "q2/Pipeline/PipelineOptions.def"
+}
+
+std::string PipelineOptions::str() const {
+  std::string out;
+  forEach([&](llvm::StringRef name, Value v) {
+    if (!out.empty())
+      out += ' ';
+    out += name.str() + "=";
+    std::visit(
+        [&](const auto &x) {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, bool>)
+            out += x ? "true" : "false";
+          else if constexpr (std::is_same_v<X, std::string>)
+            out += x;
+          else
+            out += llvm::formatv("{0}", x).str();
+        },
+        v);
+  });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Stages 1-4
+//===----------------------------------------------------------------------===//
 
 /// The textual pipeline of stages 1-4.
 static std::string stageText(Stage s, const PipelineOptions &o) {
@@ -66,112 +127,94 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
            "convert-arith-to-llvm,convert-math-to-llvm,"
            "expand-strided-metadata,finalize-memref-to-llvm,"
            "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
-           "reconcile-unrealized-casts,canonicalize";
+           "reconcile-unrealized-casts,canonicalize,q2-embed-qpe-metadata";
   case Stage::LLVMIR:
   case Stage::ObjectCode:
     break;
   }
-  llvm_unreachable("stages 5 and 6 are C++ passes");
+  llvm_unreachable("stages 5 and 6 are functions, not pass pipelines");
 }
 
-void q2::pipeline::buildStage(OpPassManager &pm, Stage s,
-                              const PipelineOptions &opts,
-                              std::shared_ptr<Artifacts> artifacts) {
-  if (s == Stage::LLVMIR) {
-    pm.addPass(createLLVMIRStagePass(opts.optLevel, std::move(artifacts)));
-    return;
-  }
-  if (s == Stage::ObjectCode) {
-    pm.addPass(createObjectCodeStagePass(opts.optLevel, std::move(artifacts)));
-    return;
-  }
-  std::string text = stageText(s, opts);
+void q2::pipeline::addStagePasses(OpPassManager &pm, Stage s,
+                                  const PipelineOptions &opts) {
   std::string err;
   llvm::raw_string_ostream os(err);
   // The text only names passes that registerQ2Passes() registers; a parse
   // failure is a build/registration bug, not bad input.
-  if (failed(parsePassPipeline(text, pm, os)))
+  if (failed(parsePassPipeline(stageText(s, opts), pm, os)))
     llvm::report_fatal_error(llvm::Twine("q2: cannot build stage ") +
                              stageName(s) + ": " + err);
 }
 
-namespace {
-struct StageCLOptions : PassPipelineOptions<StageCLOptions> {
-  Option<bool> keepNativePauli{
-      *this, "keep-native-pauli",
-      llvm::cl::desc("Keep pauli_rot for the runtime (no decomposition)"),
-      llvm::cl::init(false)};
-  Option<bool> unroll{*this, "unroll",
-                      llvm::cl::desc("Fully unroll loops in QuantumLowering"),
-                      llvm::cl::init(false)};
-  Option<unsigned> optLevel{*this, "opt-level",
-                            llvm::cl::desc("LLVM optimization level 0-3"),
-                            llvm::cl::init(2)};
-  Option<std::string> output{
-      *this, "output",
-      llvm::cl::desc("Stage 5: write the .ll here; stage 6 and "
-                     "q2-qpe-pipeline: write the object here")};
-  Option<bool> profile{
-      *this, "profile",
-      llvm::cl::desc("q2-qpe-pipeline: insert q2-snapshot passes before the "
-                     "first stage (label Input) and after each stage "
-                     "(labelled with the stage name); needs report=. "
-                     "Default: on if report= is given")};
-  Option<std::string> report{
-      *this, "report",
-      llvm::cl::desc("q2-qpe-pipeline: JSON report the snapshots are "
-                     "appended to (schema q2.snapshots/1)")};
-  PipelineOptions get() const {
-    PipelineOptions o;
-    o.keepNativePauli = keepNativePauli;
-    o.unroll = unroll;
-    o.optLevel = std::min(3u, static_cast<unsigned>(optLevel));
-    return o;
-  }
-};
+//===----------------------------------------------------------------------===//
+// compile()
+//===----------------------------------------------------------------------===//
 
-const char *const kStageArgs[] = {"q2-hlo-lowering",   "q2-quantum-lowering",
-                                  "q2-bufferization",  "q2-llvm-dialect",
-                                  "q2-llvm-ir",        "q2-object-code"};
-} // namespace
+CompileHooks::~CompileHooks() = default;
 
-void q2::pipeline::registerPipelines() {
-  for (unsigned i = 1; i <= kNumStages; ++i) {
+LogicalResult
+CompileHooks::runStage(Stage s, ModuleOp module,
+                       llvm::function_ref<void(OpPassManager &)> addPasses) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  configure(s, pm);
+  addPasses(pm);
+  return pm.run(module);
+}
+
+llvm::Expected<CompileResult>
+q2::pipeline::compile(ModuleOp module, const PipelineOptions &opts, Stage last,
+                      CompileHooks *hooks) {
+  if (llvm::Error e = opts.validate())
+    return std::move(e);
+  CompileHooks defaults;
+  CompileHooks &h = hooks ? *hooks : defaults;
+  CompileResult result;
+  result.last = last;
+  auto failedStage = [](Stage s, const llvm::Twine &why) {
+    return llvm::createStringError(llvm::formatv("stage {0} ({1}) failed",
+                                                 stageIndex(s), stageName(s)) +
+                                   (why.isTriviallyEmpty() ? "" : ": ") + why);
+  };
+  auto step = [&](const StepEvent &e) { h.step(e); };
+  for (unsigned i = 1; i <= stageIndex(last); ++i) {
     Stage s = stageAt(i);
-    std::string desc = llvm::formatv("QPE stage {0}: {1}", i, stageName(s));
-    PassPipelineRegistration<StageCLOptions>(
-        kStageArgs[i - 1], desc,
-        [s](OpPassManager &pm, const StageCLOptions &o) {
-          if (s == Stage::LLVMIR)
-            pm.addPass(createLLVMIRStagePass(o.get().optLevel, nullptr, o.output));
-          else if (s == Stage::ObjectCode)
-            pm.addPass(createObjectCodeStagePass(o.get().optLevel, nullptr, o.output));
-          else
-            buildStage(pm, s, o.get(), nullptr);
-        });
+    h.beforeStage(s);
+    StageOutput out{s, module, nullptr, {}};
+    if (s == Stage::LLVMIR) {
+      result.llvmContext = std::make_unique<llvm::LLVMContext>();
+      auto m = translateToLLVMIR(module, *result.llvmContext, opts, step);
+      if (!m)
+        return failedStage(s, llvm::toString(m.takeError()));
+      result.llvmModule = std::move(*m);
+      out.llvmModule = result.llvmModule.get();
+    } else if (s == Stage::ObjectCode) {
+      auto obj = emitObject(*result.llvmModule, opts, step);
+      if (!obj)
+        return failedStage(s, llvm::toString(obj.takeError()));
+      result.object = std::move(*obj);
+      out.object = result.object;
+    } else if (failed(h.runStage(s, module, [&](OpPassManager &pm) {
+                 addStagePasses(pm, s, opts);
+               }))) {
+      return failedStage(s, "");
+    }
+    if (llvm::Error e = h.afterStage(out))
+      return std::move(e);
   }
-  PassPipelineRegistration<StageCLOptions>(
-      "q2-qpe-pipeline", "All six QPE stages, stage 0 MLIR to an object file",
-      [](OpPassManager &pm, const StageCLOptions &o) {
-        auto artifacts = std::make_shared<Artifacts>();
-        // Snapshots bracket every stage with profile=true, or with report=
-        // alone (unless profile=false): a report that is silently not
-        // written would be a trap. An empty report is rejected by the first
-        // snapshot pass at initialization, before any stage runs.
-        bool profile = o.profile.hasValue() ? bool(o.profile) : !o.report.empty();
-        auto snapshot = [&](llvm::StringRef label) {
-          if (profile)
-            pm.addPass(createSnapshotPass(label.str(), o.report, artifacts));
-        };
-        snapshot("Input");
-        for (unsigned i = 1; i <= 4; ++i) {
-          buildStage(pm, stageAt(i), o.get(), artifacts);
-          snapshot(stageName(stageAt(i)));
-        }
-        pm.addPass(createLLVMIRStagePass(o.get().optLevel, artifacts));
-        snapshot(stageName(Stage::LLVMIR));
-        pm.addPass(createObjectCodeStagePass(o.get().optLevel, artifacts, o.output));
-        snapshot(stageName(Stage::ObjectCode));
-      });
-  registerSnapshotPass();
+  return std::move(result);
+}
+
+llvm::Expected<llvm::SmallVector<char, 0>>
+q2::pipeline::compileToObject(ModuleOp module, const PipelineOptions &opts) {
+  std::string diags;
+  llvm::raw_string_ostream os(diags);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  auto r = compile(module, opts);
+  if (!r)
+    return llvm::createStringError(llvm::toString(r.takeError()) +
+                                   (diags.empty() ? "" : "\n" + diags));
+  return std::move(r->object);
 }

@@ -32,10 +32,53 @@ double epochValue() {
 // using the profiler", not "since the first snapshot".
 [[maybe_unused]] const double epochInit = epochValue();
 
-std::string procPath(pid_t pid, llvm::StringRef file) {
+std::string procPath(pid_t pid, llvm::StringRef file,
+                     llvm::StringRef root = "/proc") {
   if (pid == 0)
-    return ("/proc/self/" + file).str();
-  return "/proc/" + std::to_string(pid) + "/" + file.str();
+    return (root + "/self/" + file).str();
+  return (root + "/" + std::to_string(pid) + "/" + file).str();
+}
+
+/// Reads a small /proc file into `buf` with plain syscalls (no allocation):
+/// status, statm and meminfo are read for every process at every poll of
+/// the orchestrator. Returns the length, or -errno.
+ssize_t readSmallProcFile(pid_t pid, llvm::StringRef file, llvm::StringRef root,
+                          char *buf, size_t cap) {
+  char path[512];
+  int len = pid == 0 ? std::snprintf(path, sizeof path, "%.*s/self/%.*s",
+                                     int(root.size()), root.data(),
+                                     int(file.size()), file.data())
+                     : std::snprintf(path, sizeof path, "%.*s/%d/%.*s",
+                                     int(root.size()), root.data(), int(pid),
+                                     int(file.size()), file.data());
+  if (len <= 0 || size_t(len) >= sizeof path)
+    return -ENAMETOOLONG;
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  size_t total = 0;
+  while (total < cap) {
+    ssize_t n = ::read(fd, buf + total, cap - total);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return -err;
+    }
+    if (n == 0)
+      break;
+    total += size_t(n);
+  }
+  ::close(fd);
+  return ssize_t(total);
+}
+
+llvm::Error procError(pid_t pid, llvm::StringRef file, llvm::StringRef root,
+                      int err) {
+  return llvm::createStringError(std::error_code(err, std::generic_category()),
+                                 procPath(pid, file, root) + ": " +
+                                     std::strerror(err));
 }
 
 // /proc files report size 0, so read until EOF rather than stat-and-read.
@@ -99,13 +142,16 @@ double q2::profiling::threadCPUSeconds() {
   return clockSeconds(CLOCK_THREAD_CPUTIME_ID);
 }
 
-llvm::Expected<ProcStatus> q2::profiling::readProcStatus(pid_t pid) {
-  auto text = readProcFile(procPath(pid, "status"));
-  if (!text)
-    return text.takeError();
+llvm::Expected<ProcStatus> q2::profiling::readProcStatus(pid_t pid,
+                                                         llvm::StringRef root) {
+  char buf[8192];
+  ssize_t n = readSmallProcFile(pid, "status", root, buf, sizeof buf);
+  if (n < 0)
+    return procError(pid, "status", root, int(-n));
   ProcStatus s;
   bool sawRSS = false;
-  forEachKBLine(*text, [&](llvm::StringRef key, uint64_t bytes) {
+  forEachKBLine(llvm::StringRef(buf, size_t(n)), [&](llvm::StringRef key,
+                                                     uint64_t bytes) {
     if (key == "VmRSS") {
       s.vmRSS = bytes;
       sawRSS = true;
@@ -123,7 +169,7 @@ llvm::Expected<ProcStatus> q2::profiling::readProcStatus(pid_t pid) {
   // Zombies and kernel threads have no Vm* lines; say so rather than
   // reporting a zero-byte process.
   if (!sawRSS)
-    return llvm::createStringError(procPath(pid, "status") +
+    return llvm::createStringError(procPath(pid, "status", root) +
                                    ": no VmRSS (process exited or has no mm)");
   return s;
 }
@@ -141,14 +187,38 @@ std::optional<uint64_t> q2::profiling::parseStatmRSS(llvm::StringRef text) {
   return pages * kPageSize;
 }
 
-llvm::Expected<uint64_t> q2::profiling::readCurrentRSS(pid_t pid) {
-  auto text = readProcFile(procPath(pid, "statm"));
-  if (!text)
-    return text.takeError();
-  if (std::optional<uint64_t> rss = parseStatmRSS(*text))
+llvm::Expected<uint64_t> q2::profiling::readCurrentRSS(pid_t pid,
+                                                       llvm::StringRef root) {
+  char buf[256];
+  ssize_t n = readSmallProcFile(pid, "statm", root, buf, sizeof buf);
+  if (n < 0)
+    return procError(pid, "statm", root, int(-n));
+  if (std::optional<uint64_t> rss = parseStatmRSS(llvm::StringRef(buf, size_t(n))))
     return *rss;
-  return llvm::createStringError(procPath(pid, "statm") +
+  return llvm::createStringError(procPath(pid, "statm", root) +
                                  ": unexpected format");
+}
+
+llvm::Expected<uint64_t> q2::profiling::readMemAvailable(llvm::StringRef root) {
+  char buf[8192];
+  std::string path = (root + "/meminfo").str();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return llvm::createStringError(std::error_code(errno, std::generic_category()),
+                                   path + ": " + std::strerror(errno));
+  ssize_t len = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (len <= 0)
+    return llvm::createStringError(path + ": cannot read");
+  std::optional<uint64_t> avail;
+  forEachKBLine(llvm::StringRef(buf, size_t(len)),
+                [&](llvm::StringRef key, uint64_t bytes) {
+                  if (key == "MemAvailable")
+                    avail = bytes;
+                });
+  if (!avail)
+    return llvm::createStringError(path + ": no MemAvailable line");
+  return *avail;
 }
 
 RSSReader::RSSReader(pid_t pid) : pid(pid) {
@@ -299,58 +369,4 @@ bool q2::profiling::resetPeakRSS(pid_t pid, std::string *whyNot) {
     return false;
   }
   return true;
-}
-
-nlohmann::json q2::profiling::toJSON(const SmapsRollup &smaps) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto &[k, v] : smaps)
-    j[k] = v;
-  return j;
-}
-
-nlohmann::json ProcStatus::toJSON() const {
-  nlohmann::json j(nlohmann::json::value_t::object);
-  j["vm_rss_bytes"] = vmRSS;
-  j["vm_hwm_bytes"] = vmHWM;
-  j["vm_peak_bytes"] = vmPeak;
-  j["vm_size_bytes"] = vmSize;
-  j["rss_anon_bytes"] = rssAnon;
-  j["rss_file_bytes"] = rssFile;
-  return j;
-}
-
-nlohmann::json RUsage::toJSON() const {
-  nlohmann::json j(nlohmann::json::value_t::object);
-  j["ru_maxrss_self_bytes"] = maxRSSSelf;
-  j["ru_maxrss_children_bytes"] = maxRSSChildren;
-  j["user_s"] = userS;
-  j["system_s"] = systemS;
-  return j;
-}
-
-nlohmann::json HeapInfo::toJSON() const {
-  nlohmann::json j(nlohmann::json::value_t::object);
-  j["heap_in_use_bytes"] = inUse;
-  j["arena_in_use_bytes"] = arenaInUse;
-  j["mmapped_bytes"] = mmapped;
-  j["arena_free_bytes"] = arenaFree;
-  return j;
-}
-
-nlohmann::json MemorySnapshot::toJSON() const {
-  nlohmann::json j(nlohmann::json::value_t::object);
-  j["label"] = label;
-  j["pid"] = pid;
-  j["self"] = self;
-  j["elapsed_s"] = elapsedS;
-  j["unix_time_s"] = unixTimeS;
-  j["cpu_s"] = cpuS;
-  j["status"] = status.toJSON();
-  if (self) {
-    j["rusage"] = rusage.toJSON();
-    j["heap"] = heap.toJSON();
-  }
-  if (smaps)
-    j["smaps_rollup"] = q2::profiling::toJSON(*smaps);
-  return j;
 }

@@ -1,81 +1,143 @@
-//===- Report.cpp - JSON report building blocks ---------------------------===//
+//===- Report.cpp - The typed profile report and its JSON form ------------===//
 
-#include "q2/Profiling/Report.h"
-#include "q2/Profiling/Instrumentation.h"
-#include "q2/Profiling/Memory.h"
+#include "ReportFields.h"
+
+#include "q2/Support/FileIO.h"
 
 #include "llvm/Support/Format.h"
-
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace q2::profiling;
+namespace json = q2::json;
 
-llvm::Error q2::profiling::writeJSONAtomically(llvm::StringRef path,
-                                               const nlohmann::json &value,
-                                               int indent) {
-  // Serialize first: a serialization failure must not create the file.
-  std::string text;
-  try {
-    text = value.dump(indent);
-  } catch (const nlohmann::json::exception &e) {
-    return llvm::createStringError(path +
-                                   ": cannot serialize JSON: " + e.what());
-  }
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-    os << text << '\n';
-    return llvm::Error::success();
-  });
+double ProfileReport::compileSeconds() const {
+  double s = 0;
+  for (const StageRecord &st : phaseB.stages)
+    if (st.kind == StageKind::Compile)
+      s += st.wallS;
+  return s;
 }
 
-llvm::Expected<nlohmann::json>
-q2::profiling::readJSONFile(llvm::StringRef path) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf)
-    return llvm::createStringError(buf.getError(),
-                                   path + ": " + buf.getError().message());
-  try {
-    return nlohmann::json::parse((*buf)->getBuffer().begin(),
-                                 (*buf)->getBuffer().end());
-  } catch (const nlohmann::json::parse_error &e) {
-    return llvm::createStringError(path + ": invalid JSON: " + e.what());
-  }
+uint64_t ProfileReport::compilePeakRSS() const {
+  uint64_t p = 0;
+  for (const StageRecord &st : phaseB.stages)
+    if (st.kind == StageKind::Compile)
+      p = std::max(p, st.peakRSS);
+  return p;
 }
 
-llvm::Error q2::profiling::appendJSONRecord(llvm::StringRef path,
-                                            const nlohmann::json &record,
-                                            llvm::StringRef arrayKey,
-                                            llvm::StringRef schema) {
-  nlohmann::json doc;
+template <class T> std::string q2::profiling::toJSONText(const T &r, int indent) {
+  auto text = json::dump(json::toValue(r), indent);
+  if (!text) { // only strings that are not UTF-8 fail
+    llvm::consumeError(text.takeError());
+    return "null";
+  }
+  return std::move(*text);
+}
+
+template <class T>
+llvm::Expected<T> q2::profiling::fromJSONText(llvm::StringRef text,
+                                              llvm::StringRef source) {
+  auto v = json::parse(text, source);
+  if (!v)
+    return v.takeError();
+  T r{};
+  if (llvm::Error e = json::fromValue(json::Cursor(*v, source.str()), r))
+    return std::move(e);
+  return r;
+}
+
+#define Q2_INSTANTIATE(T)                                                      \
+  template std::string q2::profiling::toJSONText<T>(const T &, int);          \
+  template llvm::Expected<T> q2::profiling::fromJSONText<T>(llvm::StringRef,  \
+                                                            llvm::StringRef);
+Q2_INSTANTIATE(MemorySnapshot)
+Q2_INSTANTIATE(IRMetrics)
+Q2_INSTANTIATE(StatsRecord)
+Q2_INSTANTIATE(TimelineSample)
+Q2_INSTANTIATE(TimelineRecord)
+Q2_INSTANTIATE(PassRecord)
+Q2_INSTANTIATE(StageRecord)
+Q2_INSTANTIATE(SessionRecord)
+Q2_INSTANTIATE(QPEParametersRecord)
+Q2_INSTANTIATE(PhaseCSetRecord)
+Q2_INSTANTIATE(PhaseCRecord)
+Q2_INSTANTIATE(ProfileReport)
+Q2_INSTANTIATE(SnapshotEntry)
+Q2_INSTANTIATE(SnapshotFile)
+#undef Q2_INSTANTIATE
+
+llvm::Error q2::profiling::writeReport(llvm::StringRef path,
+                                       const ProfileReport &report) {
+  return json::writeFile(path, json::toValue(report));
+}
+
+/// Reads `path` as `T` after checking its "schema".
+template <class T>
+static llvm::Expected<T> readWithSchema(llvm::StringRef path,
+                                        llvm::StringRef schema) {
+  auto v = json::readFile(path);
+  if (!v)
+    return v.takeError();
+  json::Cursor c(*v, path.str());
+  auto s = c.at("schema");
+  if (!s)
+    return c.error(llvm::Twine("not a ") + schema + " file (no \"schema\")");
+  auto name = s->string();
+  if (!name || *name != schema)
+    return c.error(llvm::Twine("not a ") + schema + " file (schema " +
+                   (name ? "\"" + *name + "\"" : llvm::toString(name.takeError())) +
+                   ")");
+  T r{};
+  if (llvm::Error e = json::fromValue(c, r))
+    return std::move(e);
+  return r;
+}
+
+llvm::Expected<ProfileReport> q2::profiling::readReport(llvm::StringRef path) {
+  return readWithSchema<ProfileReport>(path, kReportSchema);
+}
+
+llvm::Expected<SnapshotFile>
+q2::profiling::readSnapshotFile(llvm::StringRef path) {
+  return readWithSchema<SnapshotFile>(path, kSnapshotSchema);
+}
+
+llvm::Error q2::profiling::appendSnapshot(llvm::StringRef path,
+                                          SnapshotEntry entry) {
+  // Threads and processes appending to one file: the read-modify-write
+  // happens under one lock (a sidecar file, since the report itself is
+  // replaced by each write).
+  auto lock = q2::FileLock::acquire((path + ".lock").str());
+  if (!lock)
+    return lock.takeError();
+  SnapshotFile file;
   if (llvm::sys::fs::exists(path)) {
-    auto existing = readJSONFile(path);
-    if (!existing)
-      return existing.takeError();
-    doc = std::move(*existing);
-    if (!doc.is_object() || !doc.contains(arrayKey.str()) ||
-        !doc[arrayKey.str()].is_array())
-      return llvm::createStringError(path + ": not a report with a \"" +
-                                     arrayKey +
-                                     "\" array; refusing to overwrite it");
-  } else {
-    doc = {{"schema", schema.str()}, {arrayKey.str(), nlohmann::json::array()}};
+    auto doc = json::readFile(path);
+    if (!doc)
+      return doc.takeError();
+    const json::Value &v = *doc;
+    if (!v.is_object() || !v.contains("schema") ||
+        v["schema"] != kSnapshotSchema || !v.contains("snapshots") ||
+        !v["snapshots"].is_array())
+      return llvm::createStringError(
+          path + ": not a q2-snapshot report (an object with \"schema\": \"" +
+          kSnapshotSchema +
+          "\" and a \"snapshots\" array); refusing to overwrite it");
+    if (llvm::Error e = json::fromValue(json::Cursor(v, path.str()), file))
+      return e;
   }
-  doc[arrayKey.str()].push_back(record);
-  return writeJSONAtomically(path, doc);
+  entry.index = file.snapshots.size();
+  file.snapshots.push_back(std::move(entry));
+  return json::writeFile(path, json::toValue(file));
 }
 
-llvm::Expected<nlohmann::json>
-q2::profiling::snapshotWithIR(llvm::StringRef label, mlir::Operation *op,
-                              const IRMetricsOptions &options, bool withSmaps) {
-  auto snap = takeSnapshot(label, 0, withSmaps);
-  if (!snap)
-    return snap.takeError();
-  nlohmann::json j = snap->toJSON();
-  if (op)
-    j["ir"] = measureIR(op, options).toJSON();
-  return j;
-}
+//===----------------------------------------------------------------------===//
+// Tables
+//===----------------------------------------------------------------------===//
 
 static double mib(uint64_t bytes) { return double(bytes) / (1 << 20); }
 

@@ -1,6 +1,6 @@
 //===- Timeline.cpp - RSS timeline sampler --------------------------------===//
 
-#include "q2/Profiling/Timeline.h"
+#include "TimelineImpl.h"
 #include "q2/Profiling/ChromeTrace.h"
 
 #include <algorithm>
@@ -19,9 +19,13 @@ using namespace q2::profiling;
 // PhaseTracker
 //===----------------------------------------------------------------------===//
 
-PhaseTracker::PhaseTracker() { names.push_back(""); }
+PhaseTracker::PhaseTracker() : state(std::make_unique<State>()) {
+  state->names.push_back("");
+}
 
-uint32_t PhaseTracker::intern(llvm::StringRef s) {
+PhaseTracker::~PhaseTracker() = default;
+
+uint32_t PhaseTracker::State::intern(llvm::StringRef s) {
   if (s.empty())
     return 0;
   auto [it, inserted] = ids.try_emplace(s, uint32_t(names.size()));
@@ -31,21 +35,21 @@ uint32_t PhaseTracker::intern(llvm::StringRef s) {
 }
 
 void PhaseTracker::setStage(llvm::StringRef stage) {
-  std::lock_guard<std::mutex> lock(mutex);
-  cur.stage = intern(stage);
-  cur.pass = 0;
-  cur.record = -1;
-  cur.generation = publish();
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->cur.stage = state->intern(stage);
+  state->cur.pass = 0;
+  state->cur.record = -1;
+  state->cur.generation = state->publish();
 }
 
 void PhaseTracker::setPass(llvm::StringRef pass, int64_t record) {
-  std::lock_guard<std::mutex> lock(mutex);
-  cur.pass = intern(pass);
-  cur.record = record;
-  cur.generation = publish();
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->cur.pass = state->intern(pass);
+  state->cur.record = record;
+  state->cur.generation = state->publish();
 }
 
-uint64_t PhaseTracker::publish() {
+uint64_t PhaseTracker::State::publish() {
   uint64_t s = seq.load(std::memory_order_relaxed);
   seq.store(s + 1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -57,53 +61,31 @@ uint64_t PhaseTracker::publish() {
   return (s + 2) / 2;
 }
 
+uint64_t PhaseTracker::generation() const {
+  return state->seq.load(std::memory_order_acquire) / 2; // odd: in progress
+}
+
 bool PhaseTracker::tryCurrent(uint32_t &stage, uint32_t &pass,
                               int64_t &record) const {
-  uint64_t s0 = seq.load(std::memory_order_acquire);
+  const State &st = *state;
+  uint64_t s0 = st.seq.load(std::memory_order_acquire);
   if (s0 & 1)
     return false;
-  stage = aStage.load(std::memory_order_relaxed);
-  pass = aPass.load(std::memory_order_relaxed);
-  record = aRecord.load(std::memory_order_relaxed);
+  stage = st.aStage.load(std::memory_order_relaxed);
+  pass = st.aPass.load(std::memory_order_relaxed);
+  record = st.aRecord.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
-  return seq.load(std::memory_order_relaxed) == s0;
+  return st.seq.load(std::memory_order_relaxed) == s0;
 }
 
 PhaseTracker::Phase PhaseTracker::current() const {
-  std::lock_guard<std::mutex> lock(mutex);
-  return cur;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  return state->cur;
 }
 
 std::string PhaseTracker::name(uint32_t id) const {
-  std::lock_guard<std::mutex> lock(mutex);
-  return id < names.size() ? names[id] : std::string();
-}
-
-//===----------------------------------------------------------------------===//
-// JSON
-//===----------------------------------------------------------------------===//
-
-nlohmann::json TimelineSample::toJSON() const {
-  nlohmann::json j(nlohmann::json::value_t::object);
-  j["t_s"] = t;
-  j["rss_bytes"] = rss;
-  j["stage"] = stage;
-  j["pass"] = pass;
-  if (passRecord >= 0)
-    j["pass_record"] = passRecord;
-  return j;
-}
-
-nlohmann::json TimelinePeak::toJSON() const {
-  if (!valid)
-    return nullptr;
-  nlohmann::json j = sample.toJSON();
-  if (smaps) {
-    j["smaps_rollup"] = q2::profiling::toJSON(*smaps);
-    j["smaps_at_rss_bytes"] = smapsAtRSS;
-    j["smaps_t_s"] = smapsT;
-  }
-  return j;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  return id < state->names.size() ? state->names[id] : std::string();
 }
 
 //===----------------------------------------------------------------------===//
@@ -114,7 +96,7 @@ nlohmann::json TimelinePeak::toJSON() const {
 /// allocation. `busy` is the only synchronisation: whoever sets it (the
 /// handler, or the owning code draining or sampling) has the buffer; a
 /// handler that finds it set skips that tick.
-struct TimelineSampler::SignalState {
+struct TimelineSampler::Impl::SignalState {
   std::atomic<bool> busy{false};
   const PhaseTracker *phase = nullptr;
   int statmFd = -1;
@@ -236,12 +218,11 @@ struct TimelineSampler::SignalState {
   void unlock() { busy.store(false, std::memory_order_release); }
 };
 
-std::atomic<TimelineSampler::SignalState *> TimelineSampler::activeSignal{
+std::atomic<TimelineSampler::Impl::SignalState *>
+    TimelineSampler::Impl::activeSignal{
     nullptr};
 
-int TimelineSampler::signalNumber() { return SIGRTMIN + 5; }
-
-void TimelineSampler::onSignal(int) {
+void TimelineSampler::Impl::onSignal(int) {
   int savedErrno = errno;
   SignalState *st = activeSignal.load(std::memory_order_acquire);
   if (st) {
@@ -255,7 +236,7 @@ void TimelineSampler::onSignal(int) {
   errno = savedErrno;
 }
 
-llvm::Error TimelineSampler::startSignal() {
+llvm::Error TimelineSampler::Impl::startSignal() {
   if (opts.pid != 0)
     return llvm::createStringError("a signal samples only this process");
   const int signo = signalNumber();
@@ -286,7 +267,7 @@ llvm::Error TimelineSampler::startSignal() {
     return llvm::createStringError("another timeline already uses the signal");
   }
   struct sigaction sa {};
-  sa.sa_handler = &TimelineSampler::onSignal;
+  sa.sa_handler = &TimelineSampler::Impl::onSignal;
   sigemptyset(&sa.sa_mask);
   // Interrupted system calls restart, so the compiler never sees EINTR
   // from a tick (except in calls that never restart, e.g. nanosleep).
@@ -327,7 +308,7 @@ llvm::Error TimelineSampler::startSignal() {
   return llvm::Error::success();
 }
 
-void TimelineSampler::drainSignal() {
+void TimelineSampler::Impl::drainSignal() {
   if (!sig)
     return;
   sig->lock();
@@ -339,7 +320,7 @@ void TimelineSampler::drainSignal() {
   sig->unlock();
 }
 
-void TimelineSampler::stopSignal() {
+void TimelineSampler::Impl::stopSignal() {
   if (!sig)
     return;
   const int signo = signalNumber();
@@ -376,7 +357,8 @@ void TimelineSampler::stopSignal() {
   sig.reset();
 }
 
-std::vector<TimelineSampler::RawSample> TimelineSampler::allSamples() const {
+std::vector<TimelineSampler::Impl::RawSample>
+TimelineSampler::Impl::allSamples() const {
   // Same order as drainSignal(): the handler's buffer, then dataMutex.
   if (sig)
     sig->lock();
@@ -405,11 +387,16 @@ TimelineSampler::create(const Options &options, const PhaseTracker *phase) {
   if (options.smapsMinGrowthFraction < 0 || options.smapsBudget < 0)
     return llvm::createStringError(
         "smaps growth fraction and budget must be >= 0");
-  return std::unique_ptr<TimelineSampler>(new TimelineSampler(options, phase));
+  return std::unique_ptr<TimelineSampler>(
+      new TimelineSampler(std::make_unique<Impl>(options, phase)));
 }
 
-TimelineSampler::TimelineSampler(const Options &options,
-                                 const PhaseTracker *phase)
+TimelineSampler::TimelineSampler(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+
+TimelineSampler::~TimelineSampler() { stop(); }
+
+TimelineSampler::Impl::Impl(const Options &options, const PhaseTracker *phase)
     : opts(options), phase(phase) {
   raw.reserve(4096);
   policy.minGrowthBytes = opts.smapsMinGrowthBytes;
@@ -417,9 +404,9 @@ TimelineSampler::TimelineSampler(const Options &options,
   policy.budget = opts.smapsBudget;
 }
 
-TimelineSampler::~TimelineSampler() { stop(); }
+TimelineSampler::Impl::~Impl() { stop(); }
 
-llvm::Error TimelineSampler::start() {
+llvm::Error TimelineSampler::Impl::start() {
   if (running())
     return llvm::createStringError("timeline sampler is already running");
   if (!rssReader) {
@@ -463,7 +450,7 @@ llvm::Error TimelineSampler::start() {
   return llvm::Error::success();
 }
 
-void TimelineSampler::stop() {
+void TimelineSampler::Impl::stop() {
   if (sig) {
     stopSignal();
     return;
@@ -481,7 +468,7 @@ void TimelineSampler::stop() {
   takeSample(/*readSmaps=*/true, /*final=*/true);
 }
 
-void TimelineSampler::run() {
+void TimelineSampler::Impl::run() {
   using clock = std::chrono::steady_clock;
   const auto period = std::chrono::milliseconds(opts.intervalMs);
   auto next = clock::now() + period;
@@ -514,11 +501,11 @@ void TimelineSampler::run() {
   }
 }
 
-void TimelineSampler::sampleNow() {
+void TimelineSampler::Impl::sampleNow() {
   takeSample(/*readSmaps=*/!thread.joinable());
 }
 
-bool TimelineSampler::takeSample(bool readSmaps, bool final) {
+bool TimelineSampler::Impl::takeSample(bool readSmaps, bool final) {
   if (sig) {
     // Same path as a tick, then hand the buffer over.
     sig->lock();
@@ -593,7 +580,7 @@ bool TimelineSampler::takeSample(bool readSmaps, bool final) {
   return true;
 }
 
-TimelineSample TimelineSampler::expand(const RawSample &r) const {
+TimelineSample TimelineSampler::Impl::expand(const RawSample &r) const {
   TimelineSample s;
   s.t = r.t;
   s.rss = r.rss;
@@ -605,7 +592,7 @@ TimelineSample TimelineSampler::expand(const RawSample &r) const {
   return s;
 }
 
-size_t TimelineSampler::sampleCount() const {
+size_t TimelineSampler::Impl::sampleCount() const {
   if (sig)
     sig->lock();
   size_t n;
@@ -620,7 +607,7 @@ size_t TimelineSampler::sampleCount() const {
   return n;
 }
 
-std::vector<TimelineSample> TimelineSampler::samples() const {
+std::vector<TimelineSample> TimelineSampler::Impl::samples() const {
   std::vector<RawSample> copy = allSamples();
   std::vector<TimelineSample> out;
   out.reserve(copy.size());
@@ -629,11 +616,11 @@ std::vector<TimelineSample> TimelineSampler::samples() const {
   return out;
 }
 
-TimelinePeak TimelineSampler::peak() const {
+std::optional<TimelinePeak> TimelineSampler::Impl::peak() const {
   TimelinePeak p;
   std::vector<RawSample> all = allSamples();
   if (all.empty())
-    return p;
+    return std::nullopt;
   RawSample r = *std::max_element(
       all.begin(), all.end(),
       [](const RawSample &a, const RawSample &b) { return a.rss < b.rss; });
@@ -653,12 +640,11 @@ TimelinePeak TimelineSampler::peak() const {
     }
     sig->unlock();
   }
-  p.valid = true;
   p.sample = expand(r);
   return p;
 }
 
-std::optional<TimelineSample> TimelineSampler::peakBetween(double t0,
+std::optional<TimelineSample> TimelineSampler::Impl::peakBetween(double t0,
                                                            double t1) const {
   std::optional<RawSample> best;
   for (const RawSample &r : allSamples())
@@ -669,28 +655,51 @@ std::optional<TimelineSample> TimelineSampler::peakBetween(double t0,
   return expand(*best);
 }
 
-std::optional<std::string> TimelineSampler::error() const {
+std::optional<std::string> TimelineSampler::Impl::error() const {
   std::lock_guard<std::mutex> lock(dataMutex);
   return failure;
 }
 
-nlohmann::json TimelineSampler::toJSON(bool withSamples) const {
-  nlohmann::json j(nlohmann::json::value_t::object);
-  j["interval_ms"] = opts.intervalMs;
-  j["sampler"] = backendName();
-  j["sample_count"] = sampleCount();
-  j["peak"] = peak().toJSON();
-  if (auto e = error())
-    j["error"] = *e;
-  if (!note.empty())
-    j["sampler_note"] = note;
-  if (withSamples) {
-    nlohmann::json arr = nlohmann::json::array();
-    for (const TimelineSample &s : samples())
-      arr.push_back(s.toJSON());
-    j["samples"] = std::move(arr);
-  }
-  return j;
+//===----------------------------------------------------------------------===//
+// Public interface
+//===----------------------------------------------------------------------===//
+
+int TimelineSampler::signalNumber() { return SIGRTMIN + 5; }
+llvm::Error TimelineSampler::start() { return impl->start(); }
+void TimelineSampler::stop() { impl->stop(); }
+bool TimelineSampler::running() const { return impl->running(); }
+void TimelineSampler::sampleNow() { impl->sampleNow(); }
+llvm::StringRef TimelineSampler::backendName() const {
+  return impl->usedSignal ? "signal" : "thread";
+}
+const std::string &TimelineSampler::backendNote() const { return impl->note; }
+int TimelineSampler::intervalMs() const { return impl->opts.intervalMs; }
+size_t TimelineSampler::sampleCount() const { return impl->sampleCount(); }
+std::vector<TimelineSample> TimelineSampler::samples() const {
+  return impl->samples();
+}
+std::optional<TimelinePeak> TimelineSampler::peak() const {
+  return impl->peak();
+}
+std::optional<TimelineSample> TimelineSampler::peakBetween(double t0,
+                                                           double t1) const {
+  return impl->peakBetween(t0, t1);
+}
+std::optional<std::string> TimelineSampler::error() const {
+  return impl->error();
+}
+
+TimelineRecord TimelineSampler::record(bool withSamples) const {
+  TimelineRecord r;
+  r.intervalMs = intervalMs();
+  r.sampler = backendName().str();
+  r.samplerNote = backendNote();
+  r.sampleCount = sampleCount();
+  r.peak = peak();
+  r.error = error();
+  if (withSamples)
+    r.samples = samples();
+  return r;
 }
 
 void TimelineSampler::exportTrace(ChromeTrace &trace) const {

@@ -88,14 +88,14 @@ std::string Stats::summary(double scale, const std::string &unit) const {
   return buf;
 }
 
-nlohmann::json Stats::toJSON() const {
-  nlohmann::json j(nlohmann::json::value_t::object);
-  j["count"] = count();
-  j["total"] = total();
-  j["mean"] = mean();
-  j["min"] = min();
-  j["median"] = median();
-  j["max"] = max();
-  j["stddev"] = stddev();
-  return j;
+StatsRecord Stats::record() const {
+  StatsRecord r;
+  r.count = count();
+  r.total = total();
+  r.mean = mean();
+  r.min = min();
+  r.median = median();
+  r.max = max();
+  r.stddev = stddev();
+  return r;
 }

@@ -1,84 +1,81 @@
-//===- QPEMetadata.cpp - read the q2.qpe module attribute -----------------===//
-#include "q2/QPE/QPEProgram.h"
+//===- QPEMetadata.cpp - The metadata struct and its rules ----------------===//
+//
+// Kept apart from the JSON/object code: the quantum dialect links this file
+// alone (its attribute verifier applies the same rules).
+//
+//===----------------------------------------------------------------------===//
+#include "q2/QPE/QPEMetadata.h"
 
-#include "mlir/IR/BuiltinAttributes.h"
+#include "q2/Hamiltonian/QPEParameters.h"
 
-using namespace mlir;
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
 using namespace q2::qpe;
 
-llvm::Expected<QPEMetadata> q2::qpe::readQPEMetadata(ModuleOp module) {
-  auto fail = [](const llvm::Twine &msg) -> llvm::Error {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "not a QPE program: " + msg);
-  };
-  auto dict = module->getAttrOfType<DictionaryAttr>(kMetadataAttrName);
-  if (!dict)
-    return fail(llvm::Twine("the module has no '") + kMetadataAttrName +
-                "' attribute (generate it with q2-qpe)");
-  QPEMetadata md;
-  auto getInt = [&](StringRef key, unsigned &out) -> llvm::Error {
-    auto a = dict.getAs<IntegerAttr>(key);
-    if (!a || a.getInt() < 0)
-      return fail("'" + key + "' is missing or not a non-negative integer");
-    out = static_cast<unsigned>(a.getInt());
-    return llvm::Error::success();
-  };
-  auto getF = [&](StringRef key, double &out) -> llvm::Error {
-    auto a = dict.getAs<FloatAttr>(key);
-    if (!a)
-      return fail("'" + key + "' is missing or not a float");
-    out = a.getValueAsDouble();
-    return llvm::Error::success();
-  };
-  auto getStr = [&](StringRef key, std::string &out) -> llvm::Error {
-    auto a = dict.getAs<StringAttr>(key);
-    if (!a)
-      return fail("'" + key + "' is missing or not a string");
-    out = a.str();
-    return llvm::Error::success();
-  };
-  std::string mode, power;
-  for (auto [key, slot] : {std::pair<StringRef, unsigned *>{"n_system", &md.nSystem},
-                           {"n_est", &md.nEst},
-                           {"n_trotter", &md.nTrotter},
-                           {"n_terms", &md.nTerms},
-                           {"order", &md.order}})
-    if (llvm::Error e = getInt(key, *slot))
-      return std::move(e);
-  if (llvm::Error e = getF("base_time", md.baseTime))
-    return std::move(e);
-  if (llvm::Error e = getF("energy_shift", md.energyShift))
-    return std::move(e);
-  if (llvm::Error e = getF("resolution", md.resolution))
-    return std::move(e);
-  if (llvm::Error e = getStr("molecule", md.molecule))
-    return std::move(e);
-  if (llvm::Error e = getStr("mode", mode))
-    return std::move(e);
-  if (llvm::Error e = getStr("power", power))
-    return std::move(e);
-  if (mode != "fixed" && mode != "dynamic")
-    return fail("'mode' must be \"fixed\" or \"dynamic\", got \"" + mode + "\"");
-  if (power != "time" && power != "repeat")
-    return fail("'power' must be \"time\" or \"repeat\", got \"" + power + "\"");
-  md.mode = mode == "fixed" ? Mode::Fixed : Mode::Dynamic;
-  md.power = power == "time" ? Power::Time : Power::Repeat;
-  if (auto u = dict.getAs<BoolAttr>("unroll"))
-    md.unroll = u.getValue();
-  auto words = dict.getAs<ArrayAttr>("words");
-  auto coeffs = dict.getAs<DenseF64ArrayAttr>("default_coeffs");
-  if (!words || !coeffs)
-    return fail("'words' or 'default_coeffs' is missing");
-  for (Attribute w : words) {
-    auto s = dyn_cast<StringAttr>(w);
-    if (!s)
-      return fail("'words' must hold strings");
-    md.words.push_back(s.str());
-  }
-  md.defaultCoeffs.assign(coeffs.asArrayRef().begin(), coeffs.asArrayRef().end());
-  if (md.words.size() != md.nTerms || md.defaultCoeffs.size() != md.nTerms)
-    return fail("'words' and 'default_coeffs' must have n_terms entries");
-  if (md.nEst < 1 || md.nSystem < 1)
-    return fail("n_est and n_system must be >= 1");
-  return md;
+llvm::StringRef q2::qpe::toString(Mode m) {
+  return m == Mode::Fixed ? "fixed" : "dynamic";
 }
+llvm::StringRef q2::qpe::toString(Power p) {
+  return p == Power::Time ? "time" : "repeat";
+}
+std::optional<Mode> q2::qpe::parseMode(llvm::StringRef s) {
+  if (s == "fixed")
+    return Mode::Fixed;
+  if (s == "dynamic")
+    return Mode::Dynamic;
+  return std::nullopt;
+}
+std::optional<Power> q2::qpe::parsePower(llvm::StringRef s) {
+  if (s == "time")
+    return Power::Time;
+  if (s == "repeat")
+    return Power::Repeat;
+  return std::nullopt;
+}
+
+llvm::Error QPEMetadata::validate() const {
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(msg);
+  };
+  constexpr unsigned kMaxQubits = q2::hamiltonian::kMaxQubits;
+  constexpr unsigned kMaxEst = q2::hamiltonian::kMaxEstimationQubits;
+  if (nSystem < 1)
+    return fail("n_system must be >= 1");
+  if (nEst < 1 || nEst > kMaxEst)
+    return fail(llvm::formatv("n_est must be in [1, {0}], got {1}", kMaxEst,
+                              nEst));
+  if (nSystem > kMaxQubits || nSystem + nEst > kMaxQubits)
+    return fail(llvm::formatv("n_system + n_est = {0} + {1} qubits, above the "
+                              "limit of {2}",
+                              nSystem, nEst, kMaxQubits));
+  if (nTrotter < 1)
+    return fail("n_trotter must be >= 1");
+  if (order != 1 && order != 2)
+    return fail(llvm::formatv("order must be 1 or 2, got {0}", order));
+  if (!std::isfinite(baseTime) || baseTime <= 0)
+    return fail("base_time must be finite and > 0");
+  if (!std::isfinite(energyShift))
+    return fail("energy_shift must be finite");
+  if (!std::isfinite(resolution) || resolution <= 0)
+    return fail("resolution must be finite and > 0");
+  if (nTerms < 1)
+    return fail("n_terms must be >= 1");
+  if (words.size() != nTerms)
+    return fail(llvm::formatv("words has {0} entries, n_terms is {1}",
+                              words.size(), nTerms));
+  if (defaultCoeffs.size() != nTerms)
+    return fail(llvm::formatv("default_coeffs has {0} entries, n_terms is {1}",
+                              defaultCoeffs.size(), nTerms));
+  for (size_t i = 0; i < words.size(); ++i)
+    if (words[i].size() != nSystem ||
+        words[i].find_first_not_of("IXYZ") != std::string::npos)
+      return fail(llvm::formatv("words[{0}] must be {1} letters from IXYZ", i,
+                                nSystem));
+  for (size_t i = 0; i < defaultCoeffs.size(); ++i)
+    if (!std::isfinite(defaultCoeffs[i]))
+      return fail(llvm::formatv("default_coeffs[{0}] is not finite", i));
+  return llvm::Error::success();
+}
+

@@ -33,13 +33,6 @@ using namespace q2;
 using namespace q2::qpe;
 using hamiltonian::PauliTerm;
 
-llvm::StringRef q2::qpe::toString(Mode m) {
-  return m == Mode::Fixed ? "fixed" : "dynamic";
-}
-llvm::StringRef q2::qpe::toString(Power p) {
-  return p == Power::Time ? "time" : "repeat";
-}
-
 namespace {
 bool isIdentity(llvm::StringRef word) {
   return word.find_first_not_of('I') == llvm::StringRef::npos;
@@ -57,6 +50,8 @@ public:
   }
 
   OwningOpRef<ModuleOp> build();
+  /// What the program's quantum.qpe attribute will say.
+  QPEMetadata metadata();
 
 private:
   Type bitTy() { return b.getType<quantum::BitType>(); }
@@ -108,7 +103,6 @@ private:
   Value emitEvolutionUnrolled(Value reg);
   Value emitInverseQFTRolled(Value reg);
   Value emitInverseQFTUnrolled(Value reg);
-  DictionaryAttr metadata();
 
   OpBuilder b;
   Location loc;
@@ -308,34 +302,30 @@ Value ProgramBuilder::emitInverseQFTUnrolled(Value reg) {
   return reg;
 }
 
-DictionaryAttr ProgramBuilder::metadata() {
-  SmallVector<Attribute> words;
-  SmallVector<double> coeffs;
+QPEMetadata ProgramBuilder::metadata() {
+  QPEMetadata md;
+  md.molecule = h.name;
+  md.nSystem = nSys;
+  md.nEst = nEst;
+  md.nTrotter = o.nTrotter;
+  md.nTerms = unsigned(terms.size());
+  md.order = o.order;
+  md.mode = o.mode;
+  md.power = o.power;
+  md.unroll = o.unroll;
+  md.baseTime = p.baseTime;
+  md.energyShift = p.energyShift;
+  md.resolution = p.resolution;
   for (const PauliTerm &t : terms) {
-    words.push_back(b.getStringAttr(t.word));
-    coeffs.push_back(t.coeff);
+    md.words.push_back(t.word);
+    md.defaultCoeffs.push_back(t.coeff);
   }
-  NamedAttrList attrs;
-  attrs.append("molecule", b.getStringAttr(h.name));
-  attrs.append("n_system", b.getI64IntegerAttr(nSys));
-  attrs.append("n_est", b.getI64IntegerAttr(nEst));
-  attrs.append("n_trotter", b.getI64IntegerAttr(o.nTrotter));
-  attrs.append("n_terms", b.getI64IntegerAttr(terms.size()));
-  attrs.append("order", b.getI64IntegerAttr(o.order));
-  attrs.append("mode", b.getStringAttr(toString(o.mode)));
-  attrs.append("power", b.getStringAttr(toString(o.power)));
-  attrs.append("unroll", b.getBoolAttr(o.unroll));
-  attrs.append("base_time", b.getF64FloatAttr(p.baseTime));
-  attrs.append("energy_shift", b.getF64FloatAttr(p.energyShift));
-  attrs.append("resolution", b.getF64FloatAttr(p.resolution));
-  attrs.append("words", b.getArrayAttr(words));
-  attrs.append("default_coeffs", b.getDenseF64ArrayAttr(coeffs));
-  return attrs.getDictionary(b.getContext());
+  return md;
 }
 
 OwningOpRef<ModuleOp> ProgramBuilder::build() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  (*module)->setAttr(kMetadataAttrName, metadata());
+  (*module)->setAttr(quantum::kQPEAttrName, toAttr(b.getContext(), metadata()));
   b.setInsertionPointToEnd(module->getBody());
 
   auto coeffTy = RankedTensorType::get({int64_t(terms.size())}, b.getF64Type());
@@ -417,6 +407,11 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
                   tensor::TensorDialect, tosa::TosaDialect,
                   quantum::QuantumDialect>();
   ProgramBuilder builder(ctx, h, params, options);
+  // Parameters the metadata cannot hold (e.g. a non-finite time step) are
+  // refused with the rule they break, before anything is built.
+  if (llvm::Error e = builder.metadata().validate())
+    return llvm::createStringError("invalid QPE parameters: " +
+                                   llvm::toString(std::move(e)));
   OwningOpRef<ModuleOp> module = builder.build();
   if (failed(verify(*module)))
     return fail("internal error: the generated QPE program does not verify");

@@ -3,7 +3,8 @@
 
 #include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
-#include "q2/Pipeline/Pipeline.h"
+#include "q2/Pipeline/Passes.h"
+#include "q2/QPE/QPEProgram.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"

@@ -9,7 +9,8 @@
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
 #include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
-#include "q2/Pipeline/Pipeline.h"
+#include "q2/Pipeline/Passes.h"
+#include "q2/QPE/QPEProgram.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -26,5 +27,6 @@ void q2::registerQ2PassesOnce() {
     return;
   q2::quantum::registerQuantumPasses();
   q2::registerConvertQuantumToLLVM();
+  q2::qpe::registerQPEPasses();
   q2::pipeline::registerPipelines();
 }

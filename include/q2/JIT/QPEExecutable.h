@@ -5,7 +5,7 @@
 // shared library (libq2_runtime.so) and malloc/free to the process, and the
 // entry point is called through its MLIR C interface (see docs/execution.md).
 // One load, any number of calls: in dynamic mode each call takes its own
-// Hamiltonian coefficients.
+// Hamiltonian coefficients. What the numbers mean (energies) is lib/QPE's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_JIT_QPEEXECUTABLE_H
@@ -21,18 +21,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-namespace mlir {
-class ModuleOp;
-} // namespace mlir
-
-namespace q2::pipeline {
-struct PipelineOptions;
-} // namespace q2::pipeline
-
-namespace q2::qpe {
-struct QPEMetadata;
-} // namespace q2::qpe
 
 namespace llvm::orc {
 class LLJIT;
@@ -110,28 +98,6 @@ private:
   std::mutex sessionErrorsMutex;
   std::string sessionErrors; // reported by ORC while linking
 };
-
-/// The QPE readout: argmax index m of the estimation register decoded as
-/// phase m / 2^nEst and energy E = shift - 2 pi m / (2^nEst t)
-/// (q2::hamiltonian::QPEParameters).
-struct QPEResult {
-  std::vector<double> probs;
-  double probSum = 0;
-  uint64_t argmax = 0;
-  double phase = 0;
-  double energy = 0;
-};
-
-/// `probs.size()` must be a power of two (nEst = log2 of it).
-QPEResult decode(std::vector<double> probs, double baseTime, double energyShift);
-QPEResult decode(std::vector<double> probs, const qpe::QPEMetadata &md);
-
-/// Runs the six pipeline stages on `module` in its own context (dialects and
-/// passes must be registered: q2::registerQ2Dialects / registerQ2Passes) and
-/// returns the stage-6 object. Pass failures come back as an error carrying
-/// the diagnostics. The module is lowered in place.
-llvm::Expected<llvm::SmallVector<char, 0>>
-compileToObject(mlir::ModuleOp module, const pipeline::PipelineOptions &opts);
 
 } // namespace q2::jit
 

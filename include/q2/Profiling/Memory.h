@@ -1,6 +1,6 @@
 //===- Memory.h - Memory layers of a process --------------------*- C++ -*-===//
 //
-// Readers for the memory layers q2 reports (DESIGN §6): the kernel's view
+// Readers for the memory layers q2 reports: the kernel's view
 // (/proc/<pid>/status, /proc/<pid>/smaps_rollup), getrusage, and glibc's
 // heap (mallinfo2). All sizes are bytes; all times are seconds.
 //
@@ -11,8 +11,6 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
@@ -41,15 +39,22 @@ struct ProcStatus {
   uint64_t vmSize = 0;  ///< virtual size now
   uint64_t rssAnon = 0; ///< resident anonymous memory (heap, stacks, mmap)
   uint64_t rssFile = 0; ///< resident file-backed memory (code, mapped files)
-  nlohmann::json toJSON() const;
 };
 
-/// Reads /proc/<pid>/status; pid 0 means the calling process.
-llvm::Expected<ProcStatus> readProcStatus(pid_t pid = 0);
+/// Reads /proc/<pid>/status; pid 0 means the calling process. `procRoot`
+/// is where procfs is mounted (tests point it elsewhere). Allocation-free
+/// on success, so an orchestrator may call it for every process every poll.
+llvm::Expected<ProcStatus> readProcStatus(pid_t pid = 0,
+                                          llvm::StringRef procRoot = "/proc");
 
 /// Cheap current RSS from /proc/<pid>/statm (one short line; no parsing of
 /// the ~50 lines of status). pid 0 means the calling process.
-llvm::Expected<uint64_t> readCurrentRSS(pid_t pid = 0);
+llvm::Expected<uint64_t> readCurrentRSS(pid_t pid = 0,
+                                        llvm::StringRef procRoot = "/proc");
+
+/// MemAvailable of /proc/meminfo in bytes (the kernel's estimate of what can
+/// be allocated without swapping).
+llvm::Expected<uint64_t> readMemAvailable(llvm::StringRef procRoot = "/proc");
 
 /// RSS in bytes from the text of a statm file ("size resident ..." in
 /// pages); nullopt if it is not that. Allocation-free, so a signal handler
@@ -87,7 +92,6 @@ struct RUsage {
   uint64_t maxRSSSelf = 0;     ///< ru_maxrss of this process, bytes
   uint64_t maxRSSChildren = 0; ///< largest ru_maxrss of reaped children
   double userS = 0, systemS = 0;
-  nlohmann::json toJSON() const;
 };
 RUsage readRUsage();
 
@@ -99,7 +103,6 @@ struct HeapInfo {
   uint64_t arenaInUse = 0; ///< uordblks
   uint64_t mmapped = 0;    ///< hblkhd
   uint64_t arenaFree = 0;  ///< fordblks: held by malloc but free
-  nlohmann::json toJSON() const;
 };
 HeapInfo readHeap();
 
@@ -116,7 +119,6 @@ struct MemorySnapshot {
   RUsage rusage;                    ///< self only
   HeapInfo heap;                    ///< self only
   std::optional<SmapsRollup> smaps; ///< when asked for
-  nlohmann::json toJSON() const;
 };
 
 /// Takes a snapshot of `pid` (0 = self). Fails only if /proc cannot be read
@@ -130,15 +132,6 @@ takeSnapshot(llvm::StringRef label, pid_t pid = 0, bool withSmaps = false);
 /// to a sampled peak. Note: getrusage's ru_maxrss of a live process is derived
 /// from the same counter, so it drops too.
 bool resetPeakRSS(pid_t pid = 0, std::string *whyNot = nullptr);
-
-nlohmann::json toJSON(const SmapsRollup &smaps);
-
-inline void to_json(nlohmann::json &j, const ProcStatus &v) { j = v.toJSON(); }
-inline void to_json(nlohmann::json &j, const RUsage &v) { j = v.toJSON(); }
-inline void to_json(nlohmann::json &j, const HeapInfo &v) { j = v.toJSON(); }
-inline void to_json(nlohmann::json &j, const MemorySnapshot &v) {
-  j = v.toJSON();
-}
 
 } // namespace q2::profiling
 

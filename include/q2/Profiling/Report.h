@@ -1,56 +1,130 @@
-//===- Report.h - JSON report building blocks -------------------*- C++ -*-===//
+//===- Report.h - The typed profile report and its JSON form ----*- C++ -*-===//
 //
-// Helpers for writing profiling results as JSON files that are never left
-// truncated: every write goes to a temporary file that is renamed over the
-// target. Used by the driver's --report and by the q2-snapshot plugin pass,
-// which appends one record per invocation to a report file.
+// ProfileReport is what `q2-opt --report` writes (schema q2.profile/2,
+// docs/report.md) and what q2-profile, the sweeps and the Python module read
+// back: one type, one writer, one reader. Stages are tagged input / compile /
+// run, so "compile time" is the sum of the compile stages, never of every
+// stage.
+//
+// Also here: the q2-snapshot report (q2.snapshots/1) and the text tables the
+// driver prints.
 //
 //===----------------------------------------------------------------------===//
-
 #ifndef Q2_PROFILING_REPORT_H
 #define Q2_PROFILING_REPORT_H
 
-#include "q2/Profiling/IRMetrics.h"
+#include "q2/Profiling/Records.h"
 
 #include "llvm/ADT/ArrayRef.h"
-
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
-#include <nlohmann/json.hpp>
-
-namespace mlir {
-class Operation;
-} // namespace mlir
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
 
 namespace q2::profiling {
 
-struct StageRecord;
-struct PassRecord;
+inline constexpr const char *kReportSchema = "q2.profile/2";
+inline constexpr const char *kSnapshotSchema = "q2.snapshots/1";
 
-/// Writes `value` to `path` atomically (temporary file + rename; "-" writes
-/// to stdout). `indent` < 0 writes compact JSON.
-llvm::Error writeJSONAtomically(llvm::StringRef path,
-                                const nlohmann::json &value, int indent = 2);
+/// The QPE program's parameters, from its metadata.
+struct QPEParametersRecord {
+  std::string molecule;
+  uint64_t nSystemQubits = 0, nEstimationWires = 0, nTrotter = 0, nTerms = 0;
+  uint64_t irScale = 0; ///< n_est * n_trotter * n_terms
+  std::string mode;     ///< "fixed" or "dynamic"
+  uint64_t order = 0;
+  std::string power; ///< "time" or "repeat"
+  bool unroll = false;
+  double baseTime = 0, energyShift = 0, resolution = 0;
+};
 
-/// Reads a JSON file. Errors name the file (and the parse position).
-llvm::Expected<nlohmann::json> readJSONFile(llvm::StringRef path);
+/// A scalar option value as it appears in the report.
+using OptionValue = std::variant<bool, int64_t, double, std::string>;
 
-/// Appends `record` to the array `arrayKey` of the JSON object in `path`,
-/// creating {"schema": schema, arrayKey: [record]} if the file does not
-/// exist. Refuses (without touching the file) a file that is not such an
-/// object. Read-modify-write: concurrent appenders to one file must be
-/// serialized by the caller.
-llvm::Error appendJSONRecord(llvm::StringRef path, const nlohmann::json &record,
-                             llvm::StringRef arrayKey = "snapshots",
-                             llvm::StringRef schema = "q2.snapshots/1");
+struct CacheRecord {
+  std::string path;
+  std::string status; ///< "hit", "miss" or "corrupt" (then recompiled)
+};
 
-/// A snapshot of this process plus the IR metrics of `op` (may be null):
-/// MemorySnapshot::toJSON() with an added "ir" member. What the q2-snapshot
-/// pass records.
-llvm::Expected<nlohmann::json>
-snapshotWithIR(llvm::StringRef label, mlir::Operation *op,
-               const IRMetricsOptions &options = {}, bool withSmaps = false);
+/// One coefficient set run in Phase C.
+struct PhaseCSetRecord {
+  std::string label;
+  double probSum = 0;
+  uint64_t argmax = 0;
+  double phase = 0;
+  double energy = 0;
+  StatsRecord callS; ///< seconds per call
+  std::vector<double> probabilities;
+};
+
+struct PhaseCRecord {
+  std::string runtime;
+  uint64_t callsPerSet = 0;
+  std::vector<PhaseCSetRecord> sets;
+  std::optional<std::string> error;
+};
+
+struct ProfileReport {
+  std::string schema = kReportSchema;
+  std::string tool = "q2-opt";
+  std::string input;
+  /// The first error diagnostic, when the run failed.
+  std::optional<std::string> error;
+  std::optional<QPEParametersRecord> parameters;
+  /// Every pipeline option plus the driver's own (profile_passes, ...).
+  std::map<std::string, OptionValue> options;
+  std::optional<CacheRecord> cache;
+  /// The profiling session: input, compile and run stages, passes, timeline.
+  SessionRecord phaseB;
+  std::optional<PhaseCRecord> phaseC;
+  uint64_t lifetimePeakRSS = 0;
+
+  /// Wall seconds of the compile stages (stages 1-6), the figure a sweep
+  /// reports as compile time.
+  double compileSeconds() const;
+  /// Highest per-stage peak RSS among the compile stages.
+  uint64_t compilePeakRSS() const;
+};
+
+/// Writes `report` atomically (q2::writeFileAtomically).
+llvm::Error writeReport(llvm::StringRef path, const ProfileReport &report);
+/// Reads a report; errors name the file and the key (e.g. a missing
+/// "phase_b.stages[2].wall_s", a string where a number belongs, 1e400).
+llvm::Expected<ProfileReport> readReport(llvm::StringRef path);
+
+/// A record of the q2.snapshots/1 file the q2-snapshot pass appends to.
+struct SnapshotEntry {
+  uint64_t index = 0;
+  MemorySnapshot snapshot;
+  std::optional<IRMetrics> ir;     ///< the MLIR module the pass ran on
+  std::optional<IRMetrics> llvmIR; ///< q2-qpe-pipeline after stage 5
+  std::optional<IRMetrics> object; ///< q2-qpe-pipeline after stage 6
+};
+struct SnapshotFile {
+  std::string schema = kSnapshotSchema;
+  std::vector<SnapshotEntry> snapshots;
+};
+
+/// Appends `entry` (its index is set here) to the snapshot file `path`,
+/// creating it if missing. Concurrent appenders (threads or processes) are
+/// serialized by a lock on "<path>.lock". Refuses, without touching it, an
+/// existing file that is not a q2.snapshots/1 report.
+llvm::Error appendSnapshot(llvm::StringRef path, SnapshotEntry entry);
+llvm::Expected<SnapshotFile> readSnapshotFile(llvm::StringRef path);
+
+/// JSON text of any record type above (and of MemorySnapshot, StageRecord,
+/// PassRecord, TimelineRecord, SessionRecord, IRMetrics, StatsRecord), as
+/// written into reports; e.g. for logs or Python's to_dict().
+template <class T> std::string toJSONText(const T &record, int indent = -1);
+/// Parses what toJSONText wrote (`source` names it in errors).
+template <class T>
+llvm::Expected<T> fromJSONText(llvm::StringRef text,
+                               llvm::StringRef source = "<json>");
 
 /// A fixed-width table, one row per stage: wall, CPU, RSS after, stage peak
 /// (with "hwm" or "smp" for its source), heap after, and, for stages whose
@@ -59,7 +133,9 @@ snapshotWithIR(llvm::StringRef label, mlir::Operation *op,
 std::string formatStageTable(llvm::ArrayRef<StageRecord> stages);
 
 /// The `top` most expensive non-adaptor passes by wall time: pass, op, stage,
-/// wall ms, CPU ms, RSS delta MB and (if measured) IR KB after.
+/// wall ms, CPU ms, RSS delta MB and (if measured) IR KB after. Ties keep
+/// the run order, so the table does not depend on timing noise beyond the
+/// times themselves.
 std::string formatPassTable(llvm::ArrayRef<PassRecord> passes, size_t top = 20);
 
 } // namespace q2::profiling

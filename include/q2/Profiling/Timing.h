@@ -9,7 +9,7 @@
 #ifndef Q2_PROFILING_TIMING_H
 #define Q2_PROFILING_TIMING_H
 
-#include <nlohmann/json.hpp>
+#include "q2/Profiling/Records.h"
 
 #include <cstddef>
 #include <functional>
@@ -22,7 +22,6 @@ namespace q2::profiling {
 struct TimingSample {
   double wallS = 0;
   double cpuS = 0;
-  nlohmann::json toJSON() const { return {{"wall_s", wallS}, {"cpu_s", cpuS}}; }
 };
 
 class Stats;
@@ -69,17 +68,13 @@ public:
   /// "n=5 total=14 mean=2.8 min=1 median=3 max=5" with values multiplied by
   /// `scale` and suffixed by `unit` (e.g. scale 1e3, unit "ms").
   std::string summary(double scale = 1.0, const std::string &unit = "") const;
-  nlohmann::json toJSON() const;
+  /// count, total, mean, min, median, max, stddev (what a report stores).
+  StatsRecord record() const;
 
 private:
   std::vector<double> values;
   double sum = 0;
 };
-
-inline void to_json(nlohmann::json &j, const Stats &v) { j = v.toJSON(); }
-inline void to_json(nlohmann::json &j, const TimingSample &v) {
-  j = v.toJSON();
-}
 
 } // namespace q2::profiling
 

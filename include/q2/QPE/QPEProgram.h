@@ -1,7 +1,8 @@
 //===- QPEProgram.h - Hamiltonian -> stage-0 QPE program --------*- C++ -*-===//
 //
-// Builds the stage-0 module of DESIGN §4 and reads its metadata back (the
-// driver decodes phase -> energy from the module alone, no side files).
+// Builds the stage-0 module (docs/pipeline.md) and reads its metadata back
+// from the `quantum.qpe` module attribute (the driver decodes phase ->
+// energy from the module alone, no side files).
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_QPE_QPEPROGRAM_H
@@ -9,6 +10,7 @@
 
 #include "q2/Hamiltonian/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
+#include "q2/QPE/QPEMetadata.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -17,10 +19,15 @@
 #include <string>
 #include <vector>
 
-namespace q2::qpe {
+namespace mlir {
+class Pass;
+} // namespace mlir
 
-enum class Mode { Fixed, Dynamic };
-enum class Power { Time, Repeat };
+namespace q2::quantum {
+class QPEAttr;
+} // namespace q2::quantum
+
+namespace q2::qpe {
 
 struct QPEOptions {
   Mode mode = Mode::Dynamic;
@@ -30,29 +37,6 @@ struct QPEOptions {
   bool unroll = false;   ///< emit straight-line code (the stress case)
 };
 
-/// Name of the module attribute carrying QPEMetadata.
-inline constexpr const char *kMetadataAttrName = "q2.qpe";
-/// Name of the entry point.
-inline constexpr const char *kEntryName = "qpe";
-
-/// Everything the driver needs to run the program and decode its result.
-struct QPEMetadata {
-  std::string molecule;
-  unsigned nSystem = 0, nEst = 0, nTrotter = 0, nTerms = 0, order = 0;
-  Mode mode = Mode::Dynamic;
-  Power power = Power::Time;
-  bool unroll = false;
-  double baseTime = 0, energyShift = 0, resolution = 0;
-  std::vector<std::string> words;    ///< Pauli word per coefficient
-  std::vector<double> defaultCoeffs; ///< one per word
-  unsigned numQubits() const { return nSystem + nEst; }
-  /// n_est * n_trotter * n_terms: what IR size scales with when unrolled.
-  uint64_t irScale() const { return uint64_t(nEst) * nTrotter * nTerms; }
-};
-
-llvm::StringRef toString(Mode m);
-llvm::StringRef toString(Power p);
-
 /// Builds the program. Errors: n_est < 1 or > 32, n_trotter < 1, order not
 /// 1/2, more than 62 qubits in all, a Hamiltonian without terms.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
@@ -61,8 +45,20 @@ buildQPEProgram(mlir::MLIRContext &ctx,
                 const hamiltonian::QPEParameters &params,
                 const QPEOptions &options);
 
-/// Reads the metadata attribute; an error names what is missing.
+/// The attribute <-> the plain struct.
+QPEMetadata fromAttr(quantum::QPEAttr attr);
+quantum::QPEAttr toAttr(mlir::MLIRContext *ctx, const QPEMetadata &md);
+
+/// Reads the `quantum.qpe` attribute (verified when the module was parsed);
+/// an error says when the module is not a QPE program.
 llvm::Expected<QPEMetadata> readQPEMetadata(mlir::ModuleOp module);
+
+/// `q2-embed-qpe-metadata`: lowers the module's quantum.qpe attribute to an
+/// LLVM-dialect constant in section .q2.qpe (the end of the LLVMDialect
+/// stage), so the object carries what running it needs. A module without
+/// the attribute is left alone.
+std::unique_ptr<mlir::Pass> createEmbedQPEMetadataPass();
+void registerQPEPasses();
 
 } // namespace q2::qpe
 

@@ -288,12 +288,9 @@ struct ConvertQuantumToLLVMPass
   void createScratch(FunctionOpInterface fn) {
     int64_t maxT = 0, maxC = 0;
     fn.walk([&](Operation *op) {
-      if (auto g = dyn_cast<CustomOp>(op)) {
-        maxT = std::max<int64_t>(maxT, g.getInQubits().size());
-        maxC = std::max<int64_t>(maxC, g.getInCtrlQubits().size());
-      } else if (auto g = dyn_cast<PauliRotOp>(op)) {
-        maxT = std::max<int64_t>(maxT, g.getInQubits().size());
-        maxC = std::max<int64_t>(maxC, g.getInCtrlQubits().size());
+      if (auto g = dyn_cast<QuantumGate>(op)) {
+        maxT = std::max<int64_t>(maxT, g.getTargetOperands().size());
+        maxC = std::max<int64_t>(maxC, g.getCtrlOperands().size());
       } else if (auto p = dyn_cast<ProbsOp>(op)) {
         maxT = std::max<int64_t>(maxT, p.getNumMeasuredQubits());
       }

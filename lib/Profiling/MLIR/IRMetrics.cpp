@@ -1,6 +1,8 @@
 //===- IRMetrics.cpp - Size of IR in bytes, lines and operations ----------===//
 
-#include "q2/Profiling/IRMetrics.h"
+#include "q2/Profiling/MLIR/IRMetrics.h"
+
+#include "q2/Support/FileIO.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringMap.h"
@@ -36,21 +38,6 @@ uint64_t CountingOStream::bytes() {
 uint64_t CountingOStream::lines() {
   flush();
   return nLines;
-}
-
-nlohmann::json IRMetrics::toJSON() const {
-  nlohmann::json j(nlohmann::json::value_t::object);
-  j["kind"] = kind;
-  j["bytes"] = bytes;
-  j["lines"] = lines;
-  if (kind != "object") {
-    j["ops"] = ops;
-    nlohmann::json h = nlohmann::json::object();
-    for (const auto &[k, v] : histogram)
-      h[k] = v;
-    j["histogram"] = std::move(h);
-  }
-  return j;
 }
 
 IRMetrics q2::profiling::measureIR(mlir::Operation *op,
@@ -129,10 +116,26 @@ IRMetrics q2::profiling::measureBuffer(llvm::StringRef data,
 
 llvm::Expected<IRMetrics> q2::profiling::measureFile(llvm::StringRef path,
                                                      llvm::StringRef kind) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto buf = q2::readInputFile(path);
   if (!buf)
-    return llvm::createStringError(buf.getError(),
-                                   path + ": " + buf.getError().message());
+    return buf.takeError();
   return measureBuffer((*buf)->getBuffer(), kind);
+}
+
+struct IRMetricsCache::Print {
+  mlir::OperationFingerPrint value;
+};
+
+IRMetricsCache::IRMetricsCache(IRMetricsOptions options)
+    : opts(std::move(options)) {}
+IRMetricsCache::~IRMetricsCache() = default;
+
+IRMetrics IRMetricsCache::measure(mlir::Operation *op) {
+  mlir::OperationFingerPrint fp(op);
+  if (target == op && print && print->value == fp)
+    return metrics;
+  metrics = measureIR(op, opts);
+  target = op;
+  print = std::make_unique<Print>(Print{fp});
+  return metrics;
 }

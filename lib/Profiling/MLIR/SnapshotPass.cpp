@@ -5,63 +5,40 @@
 // leaves a truncated report). The pass only reads the IR.
 //
 //===----------------------------------------------------------------------===//
-#include "q2/Pipeline/SnapshotPass.h"
-#include "q2/Pipeline/Pipeline.h"
-
-#include "q2/Profiling/IRMetrics.h"
-#include "q2/Profiling/Report.h"
+#include "q2/Profiling/MLIR/SnapshotPass.h"
+#include "q2/Profiling/MLIR/IRMetrics.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <mutex>
 
 using namespace mlir;
-using namespace q2::pipeline;
-namespace prof = q2::profiling;
+using namespace q2::profiling;
+
+llvm::Expected<SnapshotEntry>
+q2::profiling::snapshotWithIR(llvm::StringRef label, mlir::Operation *op,
+                              bool withSmaps) {
+  auto snap = takeSnapshot(label, 0, withSmaps);
+  if (!snap)
+    return snap.takeError();
+  SnapshotEntry e;
+  e.snapshot = std::move(*snap);
+  if (op)
+    e.ir = measureIR(op);
+  return e;
+}
 
 namespace {
-
-/// Appends `record` to the snapshot report `path`, creating it if missing.
-/// Refuses, without touching it, any existing file that is not a
-/// q2.snapshots/1 report (e.g. a q2-opt --report file or some other JSON).
-llvm::Error appendSnapshot(llvm::StringRef path, nlohmann::json record) {
-  // Passes on nested modules may run on several threads: serialize the
-  // read-modify-write within the process (other processes must not share
-  // the file, see docs/profiling-api.md).
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
-  nlohmann::json doc;
-  if (llvm::sys::fs::exists(path)) {
-    auto existing = prof::readJSONFile(path);
-    if (!existing)
-      return existing.takeError();
-    doc = std::move(*existing);
-    if (!doc.is_object() || !doc.contains("schema") ||
-        doc["schema"] != kSnapshotSchema || !doc.contains("snapshots") ||
-        !doc["snapshots"].is_array())
-      return llvm::createStringError(
-          path + ": not a q2-snapshot report (an object with \"schema\": \"" +
-          kSnapshotSchema + "\" and a \"snapshots\" array); refusing to "
-          "overwrite it");
-  } else {
-    doc = {{"schema", kSnapshotSchema},
-           {"snapshots", nlohmann::json::array()}};
-  }
-  record["index"] = doc["snapshots"].size();
-  doc["snapshots"].push_back(std::move(record));
-  return prof::writeJSONAtomically(path, doc);
-}
 
 struct SnapshotPass : PassWrapper<SnapshotPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SnapshotPass)
 
   SnapshotPass() = default;
-  // Pass options are copied by Pass's copy constructor; the rest by hand.
-  SnapshotPass(const SnapshotPass &other)
-      : PassWrapper(other), artifacts(other.artifacts) {}
+  SnapshotPass(const SnapshotPass &other) : PassWrapper(other) {}
 
   llvm::StringRef getArgument() const override { return "q2-snapshot"; }
   llvm::StringRef getDescription() const override {
@@ -91,24 +68,13 @@ struct SnapshotPass : PassWrapper<SnapshotPass, OperationPass<ModuleOp>> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     markAllAnalysesPreserved();
-    auto record = prof::snapshotWithIR(label, module, {}, smaps);
+    auto record = snapshotWithIR(label, module, smaps);
     if (!record) {
       // At the module's location, not on the op: mlir-opt would attach a
       // dump of the whole module to an op diagnostic.
       emitError(module.getLoc()) << "q2-snapshot{label=" << label
                                  << "}: " << llvm::toString(record.takeError());
       return signalPassFailure();
-    }
-    if (artifacts) {
-      // Stage 6 codegen rewrites the LLVM module in place, so once the
-      // object exists only the object is meaningful.
-      if (!artifacts->object.empty())
-        (*record)["object"] =
-            prof::measureBuffer(llvm::StringRef(artifacts->object.data(),
-                                                artifacts->object.size()))
-                .toJSON();
-      else if (artifacts->llvmModule)
-        (*record)["llvm_ir"] = prof::measureIR(*artifacts->llvmModule).toJSON();
     }
     if (llvm::Error e = appendSnapshot(report, std::move(*record))) {
       emitError(module.getLoc()) << "q2-snapshot{label=" << label
@@ -135,25 +101,21 @@ struct SnapshotPass : PassWrapper<SnapshotPass, OperationPass<ModuleOp>> {
   Option<bool> smaps{*this, "smaps",
                      llvm::cl::desc("Also record /proc/self/smaps_rollup"),
                      llvm::cl::init(false)};
-
-  std::shared_ptr<Artifacts> artifacts;
 };
 
 } // namespace
 
-std::unique_ptr<Pass>
-q2::pipeline::createSnapshotPass(std::string label, std::string report,
-                                 std::shared_ptr<Artifacts> artifacts,
-                                 bool withSmaps) {
+std::unique_ptr<Pass> q2::profiling::createSnapshotPass(std::string label,
+                                                        std::string report,
+                                                        bool withSmaps) {
   auto pass = std::make_unique<SnapshotPass>();
   pass->label = std::move(label);
   pass->report = std::move(report);
   pass->smaps = withSmaps;
-  pass->artifacts = std::move(artifacts);
   return pass;
 }
 
-void q2::pipeline::registerSnapshotPass() {
+void q2::profiling::registerSnapshotPass() {
   if (PassInfo::lookup("q2-snapshot"))
     return;
   PassRegistration<SnapshotPass>();

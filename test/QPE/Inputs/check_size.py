@@ -21,7 +21,7 @@ def gen(n_est, n_trotter, *extra):
 
 def body(text):
     # Drop the metadata line (it spells out n_est and n_trotter).
-    return [l for l in text.splitlines() if "q2.qpe = {" not in l]
+    return [l for l in text.splitlines() if "quantum.qpe = #quantum.qpe<" not in l]
 
 
 def n_ops(lines):

@@ -70,7 +70,7 @@ TEST_F(QuantumDialectTest, BuildAndVerifyCircuit) {
   auto cnot = CustomOp::create(b, loc, TypeRange{bit}, TypeRange{bit}, "X",
                                ValueRange{}, ValueRange{rot.getOutQubits()[0]},
                                ValueRange{rot.getOutQubits()[1]}, false);
-  EXPECT_EQ(cnot.getAllInQubits().size(), 2u);
+  EXPECT_EQ(cast<QuantumGate>(cnot.getOperation()).getAllInQubits().size(), 2u);
   DeallocOp::create(b, loc, reg);
   func::ReturnOp::create(b, loc);
   EXPECT_TRUE(succeeded(verify(module)));

@@ -1,6 +1,7 @@
 //===- IRMetricsTest.cpp - Counting stream and IR metrics -----------------===//
 
-#include "q2/Profiling/IRMetrics.h"
+#include "q2/Profiling/MLIR/IRMetrics.h"
+#include "TestUtil.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -207,7 +208,7 @@ TEST(ProfIRMetrics, BufferAndFile) {
   EXPECT_EQ(m.kind, "object");
   EXPECT_EQ(m.bytes, 7u);
   EXPECT_EQ(m.lines, 2u);
-  EXPECT_FALSE(m.toJSON().contains("ops"));
+  EXPECT_FALSE(test::asJSON(m).contains("ops"));
   auto missing = measureFile("/nonexistent/q2/file.o");
   ASSERT_FALSE(bool(missing));
   std::string msg = llvm::toString(missing.takeError());

@@ -1,6 +1,6 @@
 //===- InstrumentationTest.cpp - Sessions, passes, stages, traces ---------===//
 
-#include "q2/Profiling/Instrumentation.h"
+#include "q2/Profiling/MLIR/Instrumentation.h"
 #include "TestUtil.h"
 #include "q2/Profiling/ChromeTrace.h"
 
@@ -128,8 +128,8 @@ TEST_F(ProfInstrumentation, PeakIsAttributedToAllocatingPass) {
   // The memory is freed before the pass ends: small net delta.
   EXPECT_LT(std::abs(double(passes[1].rssDelta)), 20.0 * MiB);
 
-  TimelinePeak pk = session.timeline()->peak();
-  ASSERT_TRUE(pk.valid);
+  ASSERT_TRUE(session.timeline()->peak().has_value());
+  TimelinePeak pk = *session.timeline()->peak();
   EXPECT_EQ(pk.sample.pass, "test-alloc-100mb");
   EXPECT_EQ(pk.sample.stage, "S1");
   EXPECT_EQ(pk.sample.passRecord, 1);
@@ -147,7 +147,7 @@ TEST_F(ProfInstrumentation, PeakIsAttributedToAllocatingPass) {
   EXPECT_GE(session.lifetimePeakRSS(), st->peakRSS);
 
   // JSON round trip.
-  nlohmann::json j = nlohmann::json::parse(session.toJSON().dump());
+  nlohmann::json j = test::asJSON(session.record());
   EXPECT_EQ(j["passes"].size(), 3u);
   EXPECT_EQ(j["stages"].size(), 1u);
   EXPECT_EQ(j["stages"][0]["peak_rss_bytes"].get<uint64_t>(), st->peakRSS);
@@ -192,13 +192,13 @@ TEST_F(ProfInstrumentation, PeakIsAttributedToAllocatingPass) {
 }
 
 TEST_F(ProfInstrumentation, NestedPipelinesAndIRMetricsPerPass) {
-  ProfilingOptions o = quiet();
-  o.irMetricsPerPass = true;
-  ProfilingSession session(o);
+  ProfilingSession session(quiet());
   mlir::PassManager pm(&ctx);
   pm.nest<mlir::func::FuncOp>().addPass(mlir::createCSEPass());
   pm.addPass(std::make_unique<SleepPass>());
-  attachProfiling(pm, session);
+  InstrumentationOptions io;
+  io.irMetricsPerPass = true;
+  attachProfiling(pm, session, io);
 
   std::string before = printed(mod.get());
   ASSERT_TRUE(mlir::succeeded(pm.run(*mod)));
@@ -264,7 +264,7 @@ TEST_F(ProfInstrumentation, WarnsWhenMultithreaded) {
   ProfilingSession s2(quiet());
   mlir::PassManager pm2(&ctx);
   pm2.addPass(std::make_unique<SleepPass>());
-  attachProfiling(pm2, s2, /*disableThreading=*/true);
+  attachProfiling(pm2, s2, {}, /*disableThreading=*/true);
   EXPECT_FALSE(ctx.isMultithreadingEnabled());
   ASSERT_TRUE(mlir::succeeded(pm2.run(*mod)));
   EXPECT_TRUE(s2.warnings().empty());
@@ -282,13 +282,13 @@ TEST_F(ProfInstrumentation, MultithreadedNestedPassesAreLinked) {
   mod = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
   ASSERT_TRUE(mod);
   ctx.enableMultithreading();
-  ProfilingOptions o = quiet();
-  o.irMetricsPerPass = true;
-  ProfilingSession session(o);
+  ProfilingSession session(quiet());
   ASSERT_FALSE(bool(session.startTimeline(1)));
   mlir::PassManager pm(&ctx);
   pm.nest<mlir::func::FuncOp>().addPass(mlir::createCSEPass());
-  attachProfiling(pm, session);
+  InstrumentationOptions io;
+  io.irMetricsPerPass = true;
+  attachProfiling(pm, session, io);
   session.beginStage("MT");
   ASSERT_TRUE(mlir::succeeded(pm.run(*mod)));
   session.endStage();
@@ -345,7 +345,7 @@ TEST(ProfSession, StagesWithoutTimelineAndSnapshots) {
   ASSERT_TRUE(bool(s));
   EXPECT_EQ(session.snapshots().size(), 1u);
   EXPECT_EQ(session.snapshots()[0].label, "after");
-  nlohmann::json j = session.toJSON();
+  nlohmann::json j = test::asJSON(session.record());
   EXPECT_TRUE(j["timeline"].is_null());
   EXPECT_EQ(j["stages"][0]["begin"]["label"], "A:begin");
 }
@@ -381,11 +381,13 @@ TEST(ProfChromeTraceWriter, EventsAndErrors) {
   ChromeTrace t(42);
   t.setProcessName("p");
   t.setThreadName(3, "worker");
-  t.addComplete("span", "cat", 1.5, 0.25, 3, {{"k", 1}});
+  t.addComplete("span", "cat", 1.5, 0.25, 3, {{"k", 1.0}});
   t.addCounter("RSS", 2.0, {{"rss_mb", 10.0}, {"heap_mb", 4.0}});
   t.addInstant("mark", 2.5);
   EXPECT_EQ(t.size(), 5u);
-  nlohmann::json j = t.toJSON();
+  auto text = t.toJSONText();
+  ASSERT_TRUE(bool(text));
+  nlohmann::json j = nlohmann::json::parse(*text);
   const auto &ev = j["traceEvents"];
   ASSERT_EQ(ev.size(), 5u);
   EXPECT_EQ(ev[2]["ph"], "X");

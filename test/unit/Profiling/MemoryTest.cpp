@@ -96,7 +96,7 @@ TEST(ProfMemory, SmapsRollupOfSelf) {
   EXPECT_NEAR(double(sm->at("Rss")), double(st->vmRSS), 8.0 * MiB);
   MemorySnapshot s = snap("with-smaps", 0, true);
   ASSERT_TRUE(s.smaps.has_value());
-  EXPECT_TRUE(s.toJSON().contains("smaps_rollup"));
+  EXPECT_TRUE(test::asJSON(s).contains("smaps_rollup"));
 }
 
 // Readers take a pid: a child touches 150 MB, the parent reads its /proc.
@@ -133,7 +133,7 @@ TEST(ProfMemory, ReadsAnotherProcess) {
   EXPECT_FALSE(s.self);
   EXPECT_EQ(s.pid, int(child));
   EXPECT_GE(double(s.status.vmRSS), 0.9 * n);
-  EXPECT_FALSE(s.toJSON().contains("heap")); // not ours to report
+  EXPECT_FALSE(test::asJSON(s).contains("heap")); // not ours to report
 
   ASSERT_EQ(write(go[1], "g", 1), 1);
   int status = 0;
@@ -181,7 +181,7 @@ TEST(ProfMemory, PeakResetRefusalIsReported) {
 
 TEST(ProfMemory, SnapshotJSONHasAllLayers) {
   MemorySnapshot s = snap("json");
-  nlohmann::json j = nlohmann::json::parse(s.toJSON().dump());
+  nlohmann::json j = nlohmann::json::parse(test::asJSON(s).dump());
   EXPECT_EQ(j["label"], "json");
   for (const char *k : {"vm_rss_bytes", "vm_hwm_bytes", "vm_peak_bytes"})
     EXPECT_EQ(j["status"][k].get<uint64_t>(), k[3] == 'r'   ? s.status.vmRSS

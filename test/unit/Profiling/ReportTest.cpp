@@ -1,7 +1,8 @@
 //===- ReportTest.cpp - Atomic JSON files and appended records ------------===//
 
 #include "q2/Profiling/Report.h"
-#include "q2/Profiling/Instrumentation.h"
+#include "q2/Profiling/MLIR/SnapshotPass.h"
+#include "q2/Profiling/Session.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -14,7 +15,13 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+#include <tuple>
 
 using namespace q2::profiling;
 
@@ -35,24 +42,49 @@ struct TempDir {
 
 std::string errorText(llvm::Error e) { return llvm::toString(std::move(e)); }
 
+SnapshotEntry entry(llvm::StringRef label) {
+  SnapshotEntry e;
+  e.snapshot.label = label.str();
+  return e;
+}
+
 TEST(ProfReport, AppendCreatesThenAppends) {
   TempDir dir;
   std::string f = dir.file("snap.json");
-  ASSERT_FALSE(bool(appendJSONRecord(f, {{"label", "a"}})));
-  ASSERT_FALSE(bool(appendJSONRecord(f, {{"label", "b"}})));
-  auto doc = readJSONFile(f);
+  ASSERT_FALSE(bool(appendSnapshot(f, entry("a"))));
+  ASSERT_FALSE(bool(appendSnapshot(f, entry("b"))));
+  auto doc = readSnapshotFile(f);
   ASSERT_TRUE(bool(doc)) << llvm::toString(doc.takeError());
-  EXPECT_EQ((*doc)["schema"], "q2.snapshots/1");
-  ASSERT_EQ((*doc)["snapshots"].size(), 2u);
-  EXPECT_EQ((*doc)["snapshots"][0]["label"], "a");
-  EXPECT_EQ((*doc)["snapshots"][1]["label"], "b");
-  // No temporary files left behind.
+  EXPECT_EQ(doc->schema, "q2.snapshots/1");
+  ASSERT_EQ(doc->snapshots.size(), 2u);
+  EXPECT_EQ(doc->snapshots[0].snapshot.label, "a");
+  EXPECT_EQ(doc->snapshots[1].snapshot.label, "b");
+  EXPECT_EQ(doc->snapshots[1].index, 1u);
+  // No temporary files left behind (the lock file stays, by design).
   std::error_code ec;
-  int entries = 0;
+  std::vector<std::string> names;
   for (llvm::sys::fs::directory_iterator it(dir.path, ec), end;
        !ec && it != end; it.increment(ec))
-    ++entries;
-  EXPECT_EQ(entries, 1);
+    names.push_back(llvm::sys::path::filename(it->path()).str());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"snap.json", "snap.json.lock"}));
+}
+
+TEST(ProfReport, ConcurrentAppendersLoseNothing) {
+  // Regression: unlocked read-modify-write lost 28-34 of 80 snapshots.
+  TempDir dir;
+  std::string f = dir.file("snap.json");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i)
+        EXPECT_FALSE(bool(appendSnapshot(f, entry("t" + std::to_string(t)))));
+    });
+  for (std::thread &t : threads)
+    t.join();
+  auto doc = readSnapshotFile(f);
+  ASSERT_TRUE(bool(doc)) << llvm::toString(doc.takeError());
+  EXPECT_EQ(doc->snapshots.size(), 80u);
 }
 
 TEST(ProfReport, RefusesForeignFileWithoutTouchingIt) {
@@ -64,12 +96,12 @@ TEST(ProfReport, RefusesForeignFileWithoutTouchingIt) {
     ASSERT_FALSE(ec);
     os << "[1, 2, 3]\n";
   }
-  std::string msg = errorText(appendJSONRecord(f, {{"label", "x"}}));
+  std::string msg = errorText(appendSnapshot(f, entry("x")));
   EXPECT_NE(msg.find(f), std::string::npos) << msg;
   EXPECT_NE(msg.find("refusing"), std::string::npos) << msg;
-  auto doc = readJSONFile(f);
-  ASSERT_TRUE(bool(doc));
-  EXPECT_EQ(*doc, nlohmann::json({1, 2, 3}));
+  auto buf = llvm::MemoryBuffer::getFile(f);
+  ASSERT_TRUE(bool(buf));
+  EXPECT_EQ((*buf)->getBuffer(), "[1, 2, 3]\n");
 
   std::string bad = dir.file("bad.json");
   {
@@ -77,13 +109,12 @@ TEST(ProfReport, RefusesForeignFileWithoutTouchingIt) {
     llvm::raw_fd_ostream os(bad, ec);
     os << "{\"snapshots\": [";
   }
-  msg = errorText(appendJSONRecord(bad, {{"label", "x"}}));
+  msg = errorText(appendSnapshot(bad, entry("x")));
   EXPECT_NE(msg.find("invalid JSON"), std::string::npos) << msg;
 }
 
 TEST(ProfReport, UnwritablePathIsAnError) {
-  std::string msg =
-      errorText(writeJSONAtomically("/nonexistent-q2-dir/r.json", {{"a", 1}}));
+  std::string msg = errorText(writeReport("/nonexistent-q2-dir/r.json", {}));
   EXPECT_FALSE(msg.empty());
   EXPECT_NE(msg.find("/nonexistent-q2-dir/r.json"), std::string::npos) << msg;
 }
@@ -94,19 +125,123 @@ TEST(ProfReport, SnapshotWithIR) {
   auto mod = mlir::parseSourceString<mlir::ModuleOp>(
       "func.func @f() {\n  return\n}\n", &ctx);
   ASSERT_TRUE(mod);
-  auto j = snapshotWithIR("after-x", mod->getOperation());
-  ASSERT_TRUE(bool(j)) << llvm::toString(j.takeError());
-  EXPECT_EQ((*j)["label"], "after-x");
-  EXPECT_EQ((*j)["ir"]["ops"], 3); // module, func, return
+  auto e = snapshotWithIR("after-x", mod->getOperation());
+  ASSERT_TRUE(bool(e)) << llvm::toString(e.takeError());
+  EXPECT_EQ(e->snapshot.label, "after-x");
+  ASSERT_TRUE(e->ir.has_value());
+  EXPECT_EQ(e->ir->ops, 3u); // module, func, return
   std::string text;
   llvm::raw_string_ostream os(text);
   mod->print(os);
   os << '\n';
-  EXPECT_EQ((*j)["ir"]["bytes"].get<uint64_t>(), text.size());
-  EXPECT_GT((*j)["status"]["vm_rss_bytes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(e->ir->bytes, text.size());
+  EXPECT_GT(e->snapshot.status.vmRSS, 0u);
   auto noIR = snapshotWithIR("plain", nullptr);
   ASSERT_TRUE(bool(noIR));
-  EXPECT_FALSE(noIR->contains("ir"));
+  EXPECT_FALSE(noIR->ir.has_value());
+}
+
+/// A report with one stage of each kind and a Phase C set.
+ProfileReport sampleReport() {
+  ProfileReport r;
+  r.input = "in.mlir";
+  r.options["opt-level"] = int64_t(2);
+  r.options["keep-native-pauli"] = true;
+  r.options["last_stage"] = std::string("ObjectCode");
+  for (auto [name, kind, wall] :
+       {std::tuple<const char *, StageKind, double>{"Input", StageKind::Input,
+                                                     1.0},
+        {"HLOLowering", StageKind::Compile, 0.25},
+        {"ObjectCode", StageKind::Compile, 0.5},
+        {"Load", StageKind::Run, 2.0},
+        {"Execute", StageKind::Run, 40.0}}) {
+    StageRecord s;
+    s.name = name;
+    s.kind = kind;
+    s.wallS = wall;
+    s.peakRSS = uint64_t(wall * 1e6);
+    s.begin.label = std::string(name) + ":begin";
+    r.phaseB.stages.push_back(s);
+  }
+  r.phaseB.stages[1].ir = IRMetrics{"mlir", 100, 5, 7, {{"func", 2}}};
+  r.phaseB.stages[2].ir = IRMetrics{"object", 4000, 3, 0, {}};
+  PassRecord p;
+  p.name = "Canonicalizer";
+  p.argument = "canonicalize";
+  p.rssDelta = -4096;
+  r.phaseB.passes.push_back(p);
+  PhaseCRecord c;
+  c.runtime = "libq2_runtime.so";
+  c.callsPerSet = 5;
+  PhaseCSetRecord set;
+  set.label = "default";
+  set.energy = -1.1372;
+  set.probabilities = {0.25, 0.75};
+  c.sets.push_back(set);
+  r.phaseC = c;
+  return r;
+}
+
+TEST(ProfReport, CompileSecondsSumsOnlyCompileStages) {
+  // Regression: a sweep's compile_s summed Input, Load and Execute too.
+  ProfileReport r = sampleReport();
+  EXPECT_DOUBLE_EQ(r.compileSeconds(), 0.75);
+  EXPECT_EQ(r.compilePeakRSS(), 500000u);
+}
+
+TEST(ProfReport, WriteThenReadGivesTheSameReport) {
+  TempDir dir;
+  std::string f = dir.file("r.json");
+  ProfileReport r = sampleReport();
+  ASSERT_FALSE(bool(writeReport(f, r)));
+  auto back = readReport(f);
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(toJSONText(*back), toJSONText(r));
+  EXPECT_EQ(back->phaseB.stages[3].kind, StageKind::Run);
+  EXPECT_EQ(std::get<int64_t>(back->options["opt-level"]), 2);
+  EXPECT_EQ(std::get<bool>(back->options["keep-native-pauli"]), true);
+  EXPECT_EQ(back->phaseB.passes[0].rssDelta, -4096);
+  EXPECT_DOUBLE_EQ(back->compileSeconds(), 0.75);
+}
+
+TEST(ProfReport, ReaderNamesFileAndKey) {
+  TempDir dir;
+  std::string f = dir.file("r.json");
+  ProfileReport r = sampleReport();
+  std::string text = toJSONText(r);
+  auto write = [&](llvm::StringRef t) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(f, ec);
+    os << t;
+  };
+  // A string where a number belongs.
+  std::string bad = text;
+  size_t at = bad.find("\"wall_s\":0.25");
+  ASSERT_NE(at, std::string::npos);
+  bad.replace(at, 13, "\"wall_s\":\"x\"");
+  write(bad);
+  std::string msg = errorText(readReport(f).takeError());
+  EXPECT_NE(msg.find(f + ": phase_b.stages[1].wall_s: expected a number"),
+            std::string::npos)
+      << msg;
+  // An overflowing number is an error, not an exception.
+  bad = text;
+  at = bad.find("\"wall_s\":0.25");
+  bad.replace(at, 13, "\"wall_s\":1e400");
+  write(bad);
+  msg = errorText(readReport(f).takeError());
+  EXPECT_NE(msg.find(f + ": invalid JSON"), std::string::npos) << msg;
+  // Another schema is refused.
+  write("{\"schema\": \"q2.profile/1\"}");
+  msg = errorText(readReport(f).takeError());
+  EXPECT_NE(msg.find("not a q2.profile/2 file"), std::string::npos) << msg;
+  // A missing key is named.
+  bad = text;
+  at = bad.find("\"runtime\":");
+  bad.replace(at, 10, "\"runtimX\":");
+  write(bad);
+  msg = errorText(readReport(f).takeError());
+  EXPECT_NE(msg.find("phase_c: missing \"runtime\""), std::string::npos) << msg;
 }
 
 TEST(ProfReport, StageTableComputesAmplification) {

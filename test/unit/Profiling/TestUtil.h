@@ -3,6 +3,10 @@
 #ifndef Q2_TEST_PROFILING_TESTUTIL_H
 #define Q2_TEST_PROFILING_TESTUTIL_H
 
+#include "q2/Profiling/Report.h"
+
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdlib>
@@ -29,6 +33,11 @@ inline char *allocTouched(size_t bytes, int fill = 1) {
 /// sampled thread, which cuts usleep() short (sleep_for resumes on EINTR).
 inline void sleepMs(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+/// A record as the report writes it, parsed back for inspection.
+template <class T> nlohmann::json asJSON(const T &record) {
+  return nlohmann::json::parse(q2::profiling::toJSONText(record));
 }
 
 } // namespace q2::profiling::test

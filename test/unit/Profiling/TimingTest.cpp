@@ -30,7 +30,7 @@ TEST(ProfStats, HandComputedValues) {
   EXPECT_EQ(s.summary(1e3, "ms"),
             "n=5 total=14000ms mean=2800ms min=1000ms median=3000ms "
             "max=5000ms");
-  nlohmann::json j = s.toJSON();
+  nlohmann::json j = test::asJSON(s.record());
   EXPECT_EQ(j["count"], 5);
   EXPECT_DOUBLE_EQ(j["median"].get<double>(), 3.0);
 }

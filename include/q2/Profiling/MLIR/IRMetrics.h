@@ -7,8 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef Q2_PROFILING_IRMETRICS_H
-#define Q2_PROFILING_IRMETRICS_H
+#ifndef Q2_PROFILING_MLIR_IRMETRICS_H
+#define Q2_PROFILING_MLIR_IRMETRICS_H
+
+#include "q2/Profiling/Records.h"
 
 #include "mlir/IR/OperationSupport.h"
 
@@ -16,10 +18,9 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace llvm {
@@ -50,16 +51,6 @@ private:
   llvm::raw_ostream *forward;
   uint64_t nBytes = 0;
   uint64_t nLines = 0;
-};
-
-struct IRMetrics {
-  std::string kind;   ///< "mlir", "llvm-ir" or "object"
-  uint64_t bytes = 0; ///< bytes of the printed form (file size)
-  uint64_t lines = 0; ///< '\n' characters (what `wc -l` reports)
-  uint64_t ops = 0;   ///< operations incl. the root / LLVM instructions
-  /// MLIR: ops per dialect namespace; LLVM IR: instructions per opcode.
-  std::map<std::string, uint64_t> histogram;
-  nlohmann::json toJSON() const;
 };
 
 struct IRMetricsOptions {
@@ -96,8 +87,25 @@ IRMetrics measureBuffer(llvm::StringRef data, llvm::StringRef kind = "object");
 llvm::Expected<IRMetrics> measureFile(llvm::StringRef path,
                                       llvm::StringRef kind = "object");
 
-inline void to_json(nlohmann::json &j, const IRMetrics &v) { j = v.toJSON(); }
+/// The last IR measured and its structural fingerprint: measuring the same
+/// op again while it is unchanged (a pass that changed nothing, a stage end
+/// right after its last pass was measured) costs a hash instead of a print.
+/// Shared by the pass instrumentation and the driver; one thread at a time.
+class IRMetricsCache {
+public:
+  explicit IRMetricsCache(IRMetricsOptions options = {});
+  ~IRMetricsCache();
+  IRMetrics measure(mlir::Operation *op);
+  const IRMetricsOptions &options() const { return opts; }
+
+private:
+  IRMetricsOptions opts;
+  mlir::Operation *target = nullptr;
+  struct Print;
+  std::unique_ptr<Print> print;
+  IRMetrics metrics;
+};
 
 } // namespace q2::profiling
 
-#endif // Q2_PROFILING_IRMETRICS_H
+#endif // Q2_PROFILING_MLIR_IRMETRICS_H

@@ -58,17 +58,18 @@ static LogicalResult verifyDistinctQubits(Operation *op, ValueRange targets,
   return success();
 }
 
-template <typename OpT>
-static LogicalResult verifyGateResults(OpT op) {
-  if (op.getOutQubits().size() != op.getInQubits().size())
-    return op.emitOpError("expects ")
-           << op.getInQubits().size() << " target results, got "
-           << op.getOutQubits().size();
-  if (op.getOutCtrlQubits().size() != op.getInCtrlQubits().size())
-    return op.emitOpError("expects ")
-           << op.getInCtrlQubits().size() << " control results, got "
-           << op.getOutCtrlQubits().size();
-  return verifyDistinctQubits(op, op.getInQubits(), op.getInCtrlQubits());
+LogicalResult q2::quantum::detail::verifyGate(Operation *op) {
+  auto gate = cast<QuantumGate>(op);
+  if (gate.getTargetResults().size() != gate.getTargetOperands().size())
+    return op->emitOpError("expects ")
+           << gate.getTargetOperands().size() << " target results, got "
+           << gate.getTargetResults().size();
+  if (gate.getCtrlResults().size() != gate.getCtrlOperands().size())
+    return op->emitOpError("expects ")
+           << gate.getCtrlOperands().size() << " control results, got "
+           << gate.getCtrlResults().size();
+  return verifyDistinctQubits(op, gate.getTargetOperands(),
+                              gate.getCtrlOperands());
 }
 
 LogicalResult CustomOp::verify() {
@@ -83,7 +84,7 @@ LogicalResult CustomOp::verify() {
     return emitOpError("gate '")
            << gate->name << "' expects " << gate->numTargets
            << " target qubit(s), got " << getInQubits().size();
-  return verifyGateResults(*this);
+  return success();
 }
 
 LogicalResult PauliRotOp::verify() {
@@ -99,7 +100,55 @@ LogicalResult PauliRotOp::verify() {
     return emitOpError("Pauli word '")
            << word << "' has letter '" << word[bad] << "' at position " << bad
            << "; expected one of I, X, Y, Z";
-  return verifyGateResults(*this);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantumGate
+//===----------------------------------------------------------------------===//
+
+ValueRange CustomOp::getGateParams() { return getParams(); }
+// The theta operand group (a range that lives in the op, not a temporary).
+ValueRange PauliRotOp::getGateParams() { return getODSOperands(0); }
+
+bool CustomOp::isSameKind(QuantumGate other) {
+  auto o = dyn_cast<CustomOp>(other.getOperation());
+  return o && o.getGateName() == getGateName();
+}
+bool PauliRotOp::isSameKind(QuantumGate other) {
+  auto o = dyn_cast<PauliRotOp>(other.getOperation());
+  return o && o.getPauliWord() == getPauliWord();
+}
+
+bool CustomOp::cancels(QuantumGate prev) {
+  if (!isSameKind(prev) || !llvm::equal(prev.getGateParams(), getGateParams()))
+    return false;
+  std::optional<GateInfo> gate = lookupGate(getGateName());
+  return gate && (gate->selfInverse || prev.isAdjoint() != getAdjoint());
+}
+bool PauliRotOp::cancels(QuantumGate prev) {
+  return isSameKind(prev) &&
+         llvm::equal(prev.getGateParams(), getGateParams()) &&
+         prev.isAdjoint() != getAdjoint();
+}
+
+bool CustomOp::isAdditiveRotation() {
+  std::optional<GateInfo> gate = lookupGate(getGateName());
+  return gate && gate->additiveRotation;
+}
+bool PauliRotOp::isAdditiveRotation() { return true; }
+
+Operation *CustomOp::cloneWithAngle(OpBuilder &b, Location loc, Value angle) {
+  return CustomOp::create(b, loc, getOutQubits().getTypes(),
+                          getOutCtrlQubits().getTypes(), getGateNameAttr(),
+                          ValueRange{angle}, getInQubits(), getInCtrlQubits(),
+                          /*adjoint=*/false);
+}
+Operation *PauliRotOp::cloneWithAngle(OpBuilder &b, Location loc, Value angle) {
+  return PauliRotOp::create(b, loc, getOutQubits().getTypes(),
+                            getOutCtrlQubits().getTypes(), getPauliWordAttr(),
+                            angle, getInQubits(), getInCtrlQubits(),
+                            /*adjoint=*/false);
 }
 
 int64_t ProbsOp::getNumMeasuredQubits() {
@@ -116,12 +165,21 @@ LogicalResult ProbsOp::verify() {
                        "not both or neither");
   if (ranged && (!getRegStart() || !getRegCount()))
     return emitOpError("register range needs a start and a count");
+  // The count is an unsigned attribute: compare before converting.
+  if (ranged && *getRegCount() > uint64_t(kMaxQubits))
+    return emitOpError("cannot return probabilities of ")
+           << *getRegCount() << " qubits";
   int64_t n = getNumMeasuredQubits();
   if (n == 0)
     return emitOpError("expects at least one qubit");
   if (n > kMaxQubits)
     return emitOpError("cannot return probabilities of ") << n << " qubits";
   if (ranged) {
+    // Both are at most kMaxQubits here, so the end cannot overflow.
+    if (*getRegStart() > uint64_t(kMaxQubits))
+      return emitOpError("register range starts at qubit ")
+             << *getRegStart() << ", beyond the largest register ("
+             << kMaxQubits << " qubits)";
     Value reg = getReg();
     while (auto ins = reg.getDefiningOp<InsertOp>())
       reg = ins.getInReg();
@@ -174,6 +232,8 @@ static void printQubitIndex(OpAsmPrinter &printer, Operation *, Value idx,
   else if (idxAttr)
     printer << idxAttr.getInt();
 }
+
+#include "q2/Dialect/Quantum/IR/QuantumInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "q2/Dialect/Quantum/IR/QuantumOps.cpp.inc"

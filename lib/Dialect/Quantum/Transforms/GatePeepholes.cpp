@@ -25,18 +25,18 @@ using namespace q2::quantum;
 
 /// Returns the gate of the same kind that produces exactly `op`'s qubit
 /// operands (in order) with no other users, or null.
-template <typename OpT>
-static OpT getAdjacentPredecessor(OpT op) {
-  if (op.getInQubits().empty())
+static QuantumGate getAdjacentPredecessor(QuantumGate op) {
+  if (op.getTargetOperands().empty())
     return nullptr;
-  auto prev = op.getInQubits().front().template getDefiningOp<OpT>();
-  if (!prev || prev.getOutQubits().size() != op.getInQubits().size() ||
-      prev.getOutCtrlQubits().size() != op.getInCtrlQubits().size())
+  auto prev = op.getTargetOperands().front().getDefiningOp<QuantumGate>();
+  if (!prev || !op.isSameKind(prev) ||
+      prev.getTargetResults().size() != op.getTargetOperands().size() ||
+      prev.getCtrlResults().size() != op.getCtrlOperands().size())
     return nullptr;
-  for (auto [in, out] : llvm::zip(op.getInQubits(), prev.getOutQubits()))
+  for (auto [in, out] : llvm::zip(op.getTargetOperands(), prev.getTargetResults()))
     if (in != out)
       return nullptr;
-  for (auto [in, out] : llvm::zip(op.getInCtrlQubits(), prev.getOutCtrlQubits()))
+  for (auto [in, out] : llvm::zip(op.getCtrlOperands(), prev.getCtrlResults()))
     if (in != out)
       return nullptr;
   for (Value r : prev->getResults())
@@ -46,42 +46,19 @@ static OpT getAdjacentPredecessor(OpT op) {
 }
 
 /// Replaces `second`'s results by `first`'s qubit operands and erases both.
-template <typename OpT>
-static void eraseGatePair(PatternRewriter &rewriter, OpT first, OpT second) {
-  SmallVector<Value> inputs(first.getInQubits());
-  inputs.append(first.getInCtrlQubits().begin(), first.getInCtrlQubits().end());
-  rewriter.replaceOp(second, inputs);
+static void eraseGatePair(PatternRewriter &rewriter, QuantumGate first,
+                          QuantumGate second) {
+  rewriter.replaceOp(second, first.getAllInQubits());
   rewriter.eraseOp(first);
 }
 
 namespace {
-struct CancelCustomPair : OpRewritePattern<CustomOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CustomOp op,
+struct CancelInversePair : OpInterfaceRewritePattern<QuantumGate> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(QuantumGate op,
                                 PatternRewriter &rewriter) const override {
-    CustomOp prev = getAdjacentPredecessor(op);
-    if (!prev || prev.getGateName() != op.getGateName() ||
-        prev.getParams() != op.getParams())
-      return failure();
-    std::optional<GateInfo> gate = lookupGate(op.getGateName());
-    if (!gate)
-      return failure();
-    bool inverse = gate->selfInverse || prev.getAdjoint() != op.getAdjoint();
-    if (!inverse)
-      return failure();
-    eraseGatePair(rewriter, prev, op);
-    return success();
-  }
-};
-
-struct CancelPauliRotPair : OpRewritePattern<PauliRotOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(PauliRotOp op,
-                                PatternRewriter &rewriter) const override {
-    PauliRotOp prev = getAdjacentPredecessor(op);
-    if (!prev || prev.getPauliWord() != op.getPauliWord() ||
-        prev.getTheta() != op.getTheta() ||
-        prev.getAdjoint() == op.getAdjoint())
+    QuantumGate prev = getAdjacentPredecessor(op);
+    if (!prev || !op.cancels(prev))
       return failure();
     eraseGatePair(rewriter, prev, op);
     return success();
@@ -96,63 +73,29 @@ static Value signedAngle(PatternRewriter &rewriter, Location loc, Value angle,
   return rewriter.createOrFold<arith::NegFOp>(loc, angle);
 }
 
-/// Shared tail of both merges: a constant-zero angle removes the gate.
-template <typename OpT>
-static LogicalResult finishMerge(PatternRewriter &rewriter, OpT prev, OpT op,
-                                 Value angle,
-                                 function_ref<OpT(Value)> buildMerged) {
-  if (matchPattern(angle, m_AnyZeroFloat())) {
-    eraseGatePair(rewriter, prev, op);
+struct MergeRotations : OpInterfaceRewritePattern<QuantumGate> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(QuantumGate op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.isAdditiveRotation() || op.getGateParams().size() != 1)
+      return failure();
+    QuantumGate prev = getAdjacentPredecessor(op);
+    if (!prev)
+      return failure();
+    Location loc = rewriter.getFusedLoc({prev.getLoc(), op.getLoc()});
+    Value a = signedAngle(rewriter, loc, prev.getGateParams()[0],
+                          prev.isAdjoint());
+    Value b = signedAngle(rewriter, loc, op.getGateParams()[0], op.isAdjoint());
+    Value sum = rewriter.createOrFold<arith::AddFOp>(loc, a, b);
+    // A constant-zero angle removes both gates.
+    if (matchPattern(sum, m_AnyZeroFloat())) {
+      eraseGatePair(rewriter, prev, op);
+      return success();
+    }
+    Operation *merged = prev.cloneWithAngle(rewriter, loc, sum);
+    rewriter.replaceOp(op, merged->getResults());
+    rewriter.eraseOp(prev);
     return success();
-  }
-  OpT merged = buildMerged(angle);
-  rewriter.replaceOp(op, merged->getResults());
-  rewriter.eraseOp(prev);
-  return success();
-}
-
-struct MergeCustomRotations : OpRewritePattern<CustomOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CustomOp op,
-                                PatternRewriter &rewriter) const override {
-    std::optional<GateInfo> gate = lookupGate(op.getGateName());
-    if (!gate || !gate->additiveRotation)
-      return failure();
-    CustomOp prev = getAdjacentPredecessor(op);
-    if (!prev || prev.getGateName() != op.getGateName())
-      return failure();
-    Location loc = rewriter.getFusedLoc({prev.getLoc(), op.getLoc()});
-    Value a = signedAngle(rewriter, loc, prev.getParams()[0], prev.getAdjoint());
-    Value b = signedAngle(rewriter, loc, op.getParams()[0], op.getAdjoint());
-    Value sum = rewriter.createOrFold<arith::AddFOp>(loc, a, b);
-    return finishMerge<CustomOp>(rewriter, prev, op, sum, [&](Value angle) {
-      return CustomOp::create(rewriter, loc, prev.getOutQubits().getTypes(),
-                              prev.getOutCtrlQubits().getTypes(),
-                              prev.getGateNameAttr(), ValueRange{angle},
-                              prev.getInQubits(), prev.getInCtrlQubits(),
-                              /*adjoint=*/false);
-    });
-  }
-};
-
-struct MergePauliRotations : OpRewritePattern<PauliRotOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(PauliRotOp op,
-                                PatternRewriter &rewriter) const override {
-    PauliRotOp prev = getAdjacentPredecessor(op);
-    if (!prev || prev.getPauliWord() != op.getPauliWord())
-      return failure();
-    Location loc = rewriter.getFusedLoc({prev.getLoc(), op.getLoc()});
-    Value a = signedAngle(rewriter, loc, prev.getTheta(), prev.getAdjoint());
-    Value b = signedAngle(rewriter, loc, op.getTheta(), op.getAdjoint());
-    Value sum = rewriter.createOrFold<arith::AddFOp>(loc, a, b);
-    return finishMerge<PauliRotOp>(rewriter, prev, op, sum, [&](Value angle) {
-      return PauliRotOp::create(rewriter, loc, prev.getOutQubits().getTypes(),
-                                prev.getOutCtrlQubits().getTypes(),
-                                prev.getPauliWordAttr(), angle,
-                                prev.getInQubits(), prev.getInCtrlQubits(),
-                                /*adjoint=*/false);
-    });
   }
 };
 
@@ -179,10 +122,9 @@ struct MergeRotationsPass
 } // namespace
 
 void q2::quantum::populateCancelInversesPatterns(RewritePatternSet &patterns) {
-  patterns.add<CancelCustomPair, CancelPauliRotPair>(patterns.getContext());
+  patterns.add<CancelInversePair>(patterns.getContext());
 }
 
 void q2::quantum::populateMergeRotationsPatterns(RewritePatternSet &patterns) {
-  patterns.add<MergeCustomRotations, MergePauliRotations>(
-      patterns.getContext());
+  patterns.add<MergeRotations>(patterns.getContext());
 }

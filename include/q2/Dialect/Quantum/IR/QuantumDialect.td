@@ -15,6 +15,9 @@ def Quantum_Dialect : Dialect {
   }];
   let cppNamespace = "::q2::quantum";
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  // `quantum.qpe` on a module is checked against its @qpe function.
+  let hasOperationAttrVerify = 1;
   let hasConstantMaterializer = 0;
 }
 

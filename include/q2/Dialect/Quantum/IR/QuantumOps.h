@@ -8,7 +8,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "q2/Dialect/Quantum/IR/QuantumAttrs.h"
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
+#include "q2/Dialect/Quantum/IR/QuantumInterfaces.h"
 #include "q2/Dialect/Quantum/IR/QuantumTypes.h"
 
 namespace q2::quantum {

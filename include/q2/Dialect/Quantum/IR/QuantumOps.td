@@ -3,6 +3,8 @@
 #define Q2_QUANTUM_OPS
 
 include "q2/Dialect/Quantum/IR/QuantumDialect.td"
+include "q2/Dialect/Quantum/IR/QuantumAttrs.td"
+include "q2/Dialect/Quantum/IR/QuantumInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 
@@ -83,18 +85,14 @@ def Quantum_InsertOp : Quantum_Op<"insert", [Pure]> {
 // Gates
 //===----------------------------------------------------------------------===//
 
+// Gates implement QuantumGate; the interface verifies the shared rules
+// (as many results as qubit operands, no qubit used twice).
 class Quantum_GateOp<string mnemonic, list<Trait> traits = []>
     : Quantum_Op<mnemonic, !listconcat(traits,
-        [Pure, AttrSizedOperandSegments, AttrSizedResultSegments])> {
-  code extraGateDecls = [{
-    /// All qubit operands: targets first, then controls.
-    ::llvm::SmallVector<::mlir::Value> getAllInQubits() {
-      ::llvm::SmallVector<::mlir::Value> all(getInQubits());
-      all.append(getInCtrlQubits().begin(), getInCtrlQubits().end());
-      return all;
-    }
-  }];
-}
+        [Pure, AttrSizedOperandSegments, AttrSizedResultSegments,
+         DeclareOpInterfaceMethods<QuantumGate,
+           ["getGateParams", "isSameKind", "cancels", "isAdditiveRotation",
+            "cloneWithAngle"]>])>;
 
 def Quantum_CustomOp : Quantum_GateOp<"custom"> {
   let summary = "a named gate, optionally controlled and/or adjoint";
@@ -120,7 +118,6 @@ def Quantum_CustomOp : Quantum_GateOp<"custom"> {
     (`ctrls` type($out_ctrl_qubits)^)?
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = extraGateDecls;
 }
 
 def Quantum_PauliRotOp : Quantum_GateOp<"pauli_rot"> {
@@ -145,7 +142,6 @@ def Quantum_PauliRotOp : Quantum_GateOp<"pauli_rot"> {
     (`ctrls` type($out_ctrl_qubits)^)?
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = extraGateDecls;
 }
 
 //===----------------------------------------------------------------------===//

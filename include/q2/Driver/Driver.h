@@ -1,0 +1,137 @@
+//===- Driver.h - q2-opt as a library ---------------------------*- C++ -*-===//
+//
+// parse -> compile -> run -> report, as functions. tools/q2-opt is one call
+// of q2OptMain(); the Python module calls compileProgram() and
+// Circuit::load() directly.
+//
+//   q2OptMain        registers the dialects, passes and q2 options, parses the
+//                    command line; without driver flags it is mlir-opt
+//                    (MlirOptMain), else runDriver().
+//   runDriver        one run of the QPE driver: the six stages with hooks
+//                    for profiling, --ir-dir and MLIR's pass-manager options,
+//                    the compile cache, Phase C, the table and the report.
+//
+//===----------------------------------------------------------------------===//
+#ifndef Q2_DRIVER_DRIVER_H
+#define Q2_DRIVER_DRIVER_H
+
+#include "q2/Pipeline/Pipeline.h"
+#include "q2/Profiling/Report.h"
+#include "q2/Profiling/Timeline.h"
+#include "q2/QPE/QPEMetadata.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace q2::jit {
+class QPEExecutable;
+} // namespace q2::jit
+
+namespace q2::driver {
+
+enum class Emit { Default, MLIR, LLVM, Obj };
+enum class Keep { Stage, Pass };
+
+/// One run of the QPE driver. Filled from the command line by
+/// optionsFromCommandLine(), or directly by embedders.
+struct DriverOptions {
+  std::string input = "-";
+  std::string output = "-";
+  bool outputGiven = false; ///< -o was given (profiling runs print no object)
+  pipeline::PipelineOptions pipeline;
+  pipeline::Stage last = pipeline::Stage::ObjectCode;
+  bool lastGiven = false; ///< --stop-after-stage was given
+  Emit emit = Emit::Default;
+  /// Profiling: per-stage (and with profilePasses per-pass) measurements.
+  bool profile = false;
+  bool profilePasses = false;
+  std::string reportPath, tracePath;
+  int timelineIntervalMs = 100;
+  profiling::TimelineSampler::Options::Backend timelineBackend =
+      profiling::TimelineSampler::Options::Backend::Auto;
+  /// Phase C: calls per coefficient set (0 = do not run).
+  int runs = 0;
+  std::string coeffsPath;
+  int64_t maxQubits = 0; ///< runtime register limit; 0 = its default
+  std::string runtimeLib;
+  std::string cacheDir;
+  std::string irDir;
+  Keep keep = Keep::Stage;
+  /// Where the table and Phase C lines go (null: stdout).
+  llvm::raw_ostream *out = nullptr;
+};
+
+/// Registers q2-opt's options (category "q2 QPE driver options"), among them
+/// one flag per pipeline option of PipelineOptions.def. Call before parsing.
+void registerCLOptions();
+/// Whether any option that only the driver understands was given.
+bool driverFlagsGiven();
+/// Reads the parsed command line into options, refusing flags that cannot
+/// act in the mode given (each error names the flag and what it needs).
+llvm::Expected<DriverOptions> optionsFromCommandLine(llvm::StringRef input,
+                                                     llvm::StringRef output);
+
+/// Runs the driver; diagnostics go to stderr. Returns the exit code.
+int runDriver(const DriverOptions &opts, mlir::DialectRegistry &registry);
+
+/// main() of q2-opt.
+int q2OptMain(int argc, char **argv);
+
+//===----------------------------------------------------------------------===//
+// Embedding: compile once, call many
+//===----------------------------------------------------------------------===//
+
+/// A compiled QPE program: its object and what it is.
+struct CompiledProgram {
+  qpe::QPEMetadata metadata;
+  llvm::SmallVector<char, 0> object;
+  std::optional<profiling::ProfileReport> report; ///< when profiled
+};
+
+/// Compiles MLIR text (a q2-qpe program) through the six stages; with
+/// `profile`, the stages are measured as by --profile-stages.
+llvm::Expected<CompiledProgram>
+compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
+               const pipeline::PipelineOptions &opts, bool profile,
+               mlir::DialectRegistry &registry);
+
+/// A loaded program that can be called many times. Not thread-safe.
+class Circuit {
+public:
+  /// Links `object` against the runtime. Refuses, before allocating
+  /// anything, programs whose register or result would not fit (`maxQubits`
+  /// 0 = what fits in 80 % of RAM).
+  static llvm::Expected<std::unique_ptr<Circuit>>
+  load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
+       const std::string &runtimeLib = "", int64_t maxQubits = 0);
+  ~Circuit();
+  /// One call; `coeffs` empty means the default coefficients. `out` gets
+  /// 2^n_est probabilities.
+  llvm::Error run(llvm::ArrayRef<double> coeffs,
+                  llvm::MutableArrayRef<double> out);
+  /// One call, decoded.
+  llvm::Expected<qpe::QPEResult> call(llvm::ArrayRef<double> coeffs = {});
+  const qpe::QPEMetadata &metadata() const { return md; }
+  const std::string &runtimeLibrary() const;
+
+private:
+  Circuit() = default;
+  qpe::QPEMetadata md;
+  std::unique_ptr<jit::QPEExecutable> exe;
+};
+
+/// Largest register the runtime accepts by default (fits in 80 % of RAM).
+unsigned defaultMaxQubits();
+
+} // namespace q2::driver
+
+#endif // Q2_DRIVER_DRIVER_H

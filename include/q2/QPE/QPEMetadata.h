@@ -1,0 +1,88 @@
+//===- QPEMetadata.h - What a QPE program is, without MLIR ------*- C++ -*-===//
+//
+// The facts needed to run a compiled QPE program and decode its result:
+// sizes, mode, time step, shift, the default coefficients. In MLIR they are
+// the module attribute `quantum.qpe = #quantum.qpe<...>` (QPEProgram.h); in
+// an object file they are JSON text in the section ".q2.qpe" (so a saved
+// object can be run); here they are a plain struct, with the one decoder of
+// measured outcomes into energies.
+//
+//===----------------------------------------------------------------------===//
+#ifndef Q2_QPE_QPEMETADATA_H
+#define Q2_QPE_QPEMETADATA_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace q2::qpe {
+
+enum class Mode { Fixed, Dynamic };
+enum class Power { Time, Repeat };
+llvm::StringRef toString(Mode m);
+llvm::StringRef toString(Power p);
+std::optional<Mode> parseMode(llvm::StringRef s);
+std::optional<Power> parsePower(llvm::StringRef s);
+
+/// Name of the entry point; its C interface is _mlir_ciface_qpe.
+inline constexpr const char *kEntryName = "qpe";
+/// Object-file section (and symbol) carrying the metadata as JSON.
+inline constexpr const char *kObjectSection = ".q2.qpe";
+inline constexpr const char *kObjectSymbol = "__q2_qpe_metadata";
+/// Format of that JSON; an object with another format is refused.
+inline constexpr const char *kObjectFormat = "q2.qpe/1";
+
+struct QPEMetadata {
+  std::string molecule;
+  unsigned nSystem = 0, nEst = 0, nTrotter = 0, nTerms = 0, order = 0;
+  Mode mode = Mode::Dynamic;
+  Power power = Power::Time;
+  bool unroll = false;
+  double baseTime = 0, energyShift = 0, resolution = 0;
+  std::vector<std::string> words;    ///< Pauli word per coefficient
+  std::vector<double> defaultCoeffs; ///< one per word
+  unsigned numQubits() const { return nSystem + nEst; }
+  /// Coefficients the entry point takes: n_terms (dynamic) or 0 (fixed).
+  unsigned numCoeffArgs() const { return mode == Mode::Dynamic ? nTerms : 0; }
+  /// n_est * n_trotter * n_terms: what IR size scales with when unrolled.
+  uint64_t irScale() const { return uint64_t(nEst) * nTrotter * nTerms; }
+  /// Checks ranges and consistency (the same rules as the attribute's
+  /// verifier); errors name the field.
+  llvm::Error validate() const;
+};
+
+/// The JSON stored in an object's .q2.qpe section.
+std::string toObjectJSON(const QPEMetadata &md);
+/// Parses and validates it; `source` names it in errors.
+llvm::Expected<QPEMetadata> fromObjectJSON(llvm::StringRef text,
+                                           llvm::StringRef source);
+
+/// Reads the metadata of a relocatable object compiled by q2-opt. Refuses a
+/// file that is not an ELF object for this host, has no .q2.qpe section
+/// (not compiled from a QPE program by q2-opt), an unknown format, or no
+/// entry point.
+llvm::Expected<QPEMetadata> readObjectMetadata(llvm::ArrayRef<char> object,
+                                               llvm::StringRef source);
+
+/// The QPE readout of one run.
+struct QPEResult {
+  std::vector<double> probs;
+  double probSum = 0;
+  uint64_t argmax = 0;
+  double phase = 0;  ///< argmax / 2^nEst
+  double energy = 0; ///< energyOfOutcome(argmax)
+};
+
+/// E = shift - 2 pi m / (2^nEst t): the energy outcome m stands for.
+double energyOfOutcome(const QPEMetadata &md, uint64_t m);
+/// `probs` has 2^nEst entries.
+QPEResult decode(std::vector<double> probs, const QPEMetadata &md);
+
+} // namespace q2::qpe
+
+#endif // Q2_QPE_QPEMETADATA_H

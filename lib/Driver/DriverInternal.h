@@ -1,0 +1,79 @@
+//===- DriverInternal.h - Pieces of the driver (private) --------*- C++ -*-===//
+#ifndef Q2_LIB_DRIVER_DRIVERINTERNAL_H
+#define Q2_LIB_DRIVER_DRIVERINTERNAL_H
+
+#include "q2/Driver/Driver.h"
+#include "q2/Profiling/Session.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace q2::driver::detail {
+
+/// Refuses compile-only flags when the input is an object file.
+llvm::Error checkObjectInputFlags();
+
+/// The compile cache (--cache-dir). An entry holds the object, the full key
+/// it was made for and the object's checksum; a lookup checks all three, so
+/// a damaged, truncated or foreign entry is reported ("corrupt") and
+/// replaced, never used.
+class CompileCache {
+public:
+  /// `keyText` names everything the object depends on (see cacheKey()).
+  CompileCache(std::string dir, std::string keyText);
+  /// The cached object, or none (status() says miss or corrupt, and why).
+  std::optional<llvm::SmallVector<char, 0>> lookup();
+  llvm::Error store(llvm::ArrayRef<char> object);
+  const std::string &path() const { return file; }
+  /// "hit", "miss" or "corrupt" after lookup().
+  const std::string &status() const { return state; }
+  const std::string &why() const { return reason; }
+
+private:
+  std::string dir, key, file, state = "miss", reason;
+};
+
+/// The cache key text: input bytes (hashed), every pipeline option, the
+/// tool's build id, the LLVM version and the host CPU.
+std::string cacheKey(llvm::StringRef input,
+                     const pipeline::PipelineOptions &opts);
+
+/// One coefficient set of Phase C.
+struct CoeffSet {
+  std::string label;
+  std::vector<double> coeffs;
+};
+/// Reads --coeffs: a flat array (one set), an array of arrays, or
+/// {"sets": [{"label": ..., "coeffs": [...]}, ...]}; every set has nTerms
+/// finite numbers.
+llvm::Expected<std::vector<CoeffSet>> readCoeffSets(llvm::StringRef path,
+                                                    unsigned nTerms);
+
+/// Refuses a program whose register or result cannot be allocated, before
+/// anything is (names the sizes and the limit).
+llvm::Error checkRunnable(const qpe::QPEMetadata &md, int64_t maxQubits);
+
+/// Phase C of one run: loads the object (stage "Load"), runs every set
+/// `runs` times (stage "Execute"), prints the results to `os` and returns
+/// the report record (with `error` set on failure; the returned Error is
+/// the same failure). `session` may be null.
+struct PhaseCOutcome {
+  profiling::PhaseCRecord record;
+  llvm::Error error = llvm::Error::success();
+};
+PhaseCOutcome runPhaseC(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
+                        const std::vector<CoeffSet> &sets, int runs,
+                        const DriverOptions &opts, llvm::raw_ostream &os,
+                        profiling::ProfilingSession *session);
+
+/// The report's view of the metadata.
+profiling::QPEParametersRecord parametersRecord(const qpe::QPEMetadata &md);
+
+} // namespace q2::driver::detail
+
+#endif // Q2_LIB_DRIVER_DRIVERINTERNAL_H

@@ -1,0 +1,328 @@
+//===- Options.cpp - q2-opt's command line --------------------------------===//
+//
+// The driver's flags, the rules that decide the mode (mlir-opt or the QPE
+// driver), and the refusal of flags that cannot act in the mode given.
+//
+//===----------------------------------------------------------------------===//
+#include "DriverInternal.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+#include <deque>
+
+using namespace q2;
+using namespace q2::driver;
+namespace cl = llvm::cl;
+using Backend = profiling::TimelineSampler::Options::Backend;
+
+namespace {
+cl::OptionCategory &category() {
+  static cl::OptionCategory cat("q2 QPE driver options");
+  return cat;
+}
+
+struct CLOptions {
+  // The pipeline's own options (PipelineOptions.def).
+#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H)                              \
+  cl::opt<T> F{D, cl::desc(H), cl::init(DEF), M, cl::cat(category())};
+#include "q2/Pipeline/PipelineOptions.def"
+
+  cl::opt<bool> qpePipeline{"qpe-pipeline",
+                            cl::desc("Run the six-stage QPE pipeline (the "
+                                     "driver); other driver flags imply it"),
+                            cl::cat(category())};
+  cl::opt<std::string> stopAfter{
+      "stop-after-stage",
+      cl::desc("Stop after this stage (name or number: HLOLowering, "
+               "QuantumLowering, Bufferization, LLVMDialect, LLVMIR, "
+               "ObjectCode)"),
+      cl::value_desc("stage"), cl::cat(category())};
+  cl::opt<Emit> emit{
+      "emit",
+      cl::desc("What to write to -o (default: what --stop-after-stage "
+               "produces; obj for the whole pipeline)"),
+      cl::values(clEnumValN(Emit::MLIR, "mlir", "MLIR after the last MLIR stage"),
+                 clEnumValN(Emit::LLVM, "llvm", "LLVM IR (stage 5)"),
+                 clEnumValN(Emit::Obj, "obj", "ELF object (stage 6)")),
+      cl::init(Emit::Default), cl::cat(category())};
+  cl::opt<bool> profileStages{
+      "profile-stages",
+      cl::desc("Measure every stage (time, memory layers, IR size) and print "
+               "the table; runs the object 5 times unless --run says "
+               "otherwise"),
+      cl::cat(category())};
+  cl::opt<bool> profilePasses{
+      "profile-passes",
+      cl::desc("Also measure IR bytes/lines/ops after every pass (implies "
+               "--profile-stages)"),
+      cl::cat(category())};
+  cl::opt<std::string> report{
+      "report",
+      cl::desc("Write the JSON report (schema q2.profile/2, docs/report.md); "
+               "implies --profile-stages"),
+      cl::value_desc("file.json"), cl::cat(category())};
+  cl::opt<std::string> trace{
+      "trace",
+      cl::desc("Write a Chrome trace (stages and passes as spans, RSS as a "
+               "counter; opens in Perfetto); implies --profile-stages"),
+      cl::value_desc("file.json"), cl::cat(category())};
+  cl::opt<int> timelineInterval{
+      "timeline-interval",
+      cl::desc("Memory timeline sampling period in ms (>= 1; default 100; "
+               "needs profiling)"),
+      cl::init(100), cl::cat(category())};
+  cl::opt<Backend> timelineSampler{
+      "timeline-sampler",
+      cl::desc("How the memory timeline is sampled (docs/profiling-api.md; "
+               "needs profiling)"),
+      cl::values(clEnumValN(Backend::Auto, "auto",
+                            "signal if available, else thread (default)"),
+                 clEnumValN(Backend::Signal, "signal",
+                            "a timer signal on the compiler thread: no "
+                            "second thread, lowest overhead"),
+                 clEnumValN(Backend::Thread, "thread",
+                            "a sampler thread (e.g. under a debugger)")),
+      cl::init(Backend::Auto), cl::cat(category())};
+  cl::opt<int> run{"run",
+                   cl::desc("Phase C: execute the object N times per "
+                            "coefficient set through the JIT and decode the "
+                            "energy (default 5 with --profile-stages, else 0)"),
+                   cl::value_desc("N"), cl::init(-1), cl::cat(category())};
+  cl::opt<std::string> coeffs{
+      "coeffs",
+      cl::desc("Dynamic mode, with --run: coefficient sets, JSON: [c...], "
+               "[[c...], ...] or {\"sets\": [{\"label\": s, \"coeffs\": "
+               "[c...]}]}"),
+      cl::value_desc("file.json"), cl::cat(category())};
+  cl::opt<int64_t> maxQubits{
+      "max-qubits",
+      cl::desc("With --run: largest register the runtime may allocate "
+               "(default: what fits in 80% of RAM)"),
+      cl::init(0), cl::cat(category())};
+  cl::opt<std::string> runtimeLib{
+      "runtime-lib",
+      cl::desc("With --run: simulator runtime (default: $Q2_RUNTIME_LIB, "
+               "else <bin>/../lib/libq2_runtime.so)"),
+      cl::value_desc("path"), cl::cat(category())};
+  cl::opt<std::string> cacheDir{
+      "cache-dir",
+      cl::desc("Keep stage-6 objects here, keyed by the input, every "
+               "pipeline option, the tool's build id and the host CPU; a hit "
+               "skips Phase B; entries are checksummed"),
+      cl::value_desc("dir"), cl::cat(category())};
+  cl::opt<std::string> irDir{
+      "ir-dir",
+      cl::desc("Write each stage's output here: 0_Input.mlir, "
+               "1_HLOLowering.mlir, ..., 5_LLVMIR.ll, 6_ObjectCode.o"),
+      cl::value_desc("dir"), cl::cat(category())};
+  cl::opt<Keep> keepIntermediate{
+      "keep-intermediate", cl::desc("What --ir-dir keeps (default: stage)"),
+      cl::values(clEnumValN(Keep::Stage, "stage",
+                            "each stage's output: 0_Input.mlir ... "
+                            "6_ObjectCode.o"),
+                 clEnumValN(Keep::Pass, "pass",
+                            "also the module after every pass of stages 1-4, "
+                            "in N_Stage/KK_pass[_function].mlir")),
+      cl::init(Keep::Stage), cl::cat(category())};
+};
+
+CLOptions &clOptions() {
+  static CLOptions o;
+  return o;
+}
+
+/// "-O" for one-letter flags, "--unroll" for the others.
+const char *flagName(const char *name) {
+  static std::deque<std::string> names; // stable addresses
+  names.push_back((std::strlen(name) == 1 ? "-" : "--") + std::string(name));
+  return names.back().c_str();
+}
+
+/// The flags only the driver understands, with how many times each was given.
+struct DriverFlag {
+  const char *name;
+  const cl::Option *opt;
+};
+std::vector<DriverFlag> driverFlags() {
+  CLOptions &o = clOptions();
+  std::vector<DriverFlag> flags = {
+      {"--qpe-pipeline", &o.qpePipeline},
+      {"--profile-stages", &o.profileStages},
+      {"--profile-passes", &o.profilePasses},
+      {"--stop-after-stage", &o.stopAfter},
+      {"--emit", &o.emit},
+      {"--report", &o.report},
+      {"--trace", &o.trace},
+      {"--timeline-interval", &o.timelineInterval},
+      {"--timeline-sampler", &o.timelineSampler},
+      {"--run", &o.run},
+      {"--coeffs", &o.coeffs},
+      {"--max-qubits", &o.maxQubits},
+      {"--runtime-lib", &o.runtimeLib},
+      {"--cache-dir", &o.cacheDir},
+      {"--ir-dir", &o.irDir},
+      {"--keep-intermediate", &o.keepIntermediate},
+  };
+#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H)                              \
+  flags.push_back({flagName(D), &o.F});
+#include "q2/Pipeline/PipelineOptions.def"
+  return flags;
+}
+
+bool given(const cl::Option &o) { return o.getNumOccurrences() > 0; }
+
+/// Occurrences of an mlir-opt option by name (0 if not registered).
+unsigned occurrences(llvm::StringRef name) {
+  auto &all = cl::getRegisteredOptions();
+  auto it = all.find(name);
+  return it == all.end() ? 0 : it->second->getNumOccurrences();
+}
+
+llvm::Error needs(llvm::StringRef flag, const llvm::Twine &what) {
+  return llvm::createStringError(flag + " " + what);
+}
+} // namespace
+
+void q2::driver::registerCLOptions() { (void)clOptions(); }
+
+bool q2::driver::driverFlagsGiven() {
+  for (const DriverFlag &f : driverFlags())
+    if (given(*f.opt))
+      return true;
+  return false;
+}
+
+llvm::Expected<DriverOptions>
+q2::driver::optionsFromCommandLine(llvm::StringRef input,
+                                   llvm::StringRef output) {
+  CLOptions &o = clOptions();
+  DriverOptions d;
+  d.input = input.str();
+  d.output = output.str();
+  d.outputGiven = output != "-";
+
+  // mlir-opt's own pipeline flags have no meaning in the driver, which runs
+  // the six stages (LLVM's codegen --stop-after included).
+  for (const char *name : {"pass-pipeline", "split-input-file",
+                           "verify-diagnostics", "dump-pass-pipeline",
+                           "canonicalize", "stop-after"})
+    if (occurrences(name))
+      return llvm::createStringError(
+          llvm::formatv("--{0} is not a QPE driver option (the driver runs "
+                        "the six stages; use {1})",
+                        name,
+                        llvm::StringRef(name) == "stop-after"
+                            ? "--stop-after-stage"
+                            : "q2-opt without driver flags for mlir-opt "
+                              "behaviour"));
+
+#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H) d.pipeline.F = o.F;
+#include "q2/Pipeline/PipelineOptions.def"
+  if (llvm::Error e = d.pipeline.validate())
+    return std::move(e);
+
+  if (!o.stopAfter.empty()) {
+    std::optional<pipeline::Stage> s = pipeline::parseStage(o.stopAfter);
+    if (!s)
+      return llvm::createStringError(
+          "unknown stage '" + o.stopAfter +
+          "' for --stop-after-stage (HLOLowering, QuantumLowering, "
+          "Bufferization, LLVMDialect, LLVMIR, ObjectCode or 1-6)");
+    d.last = *s;
+    d.lastGiven = true;
+  }
+  d.emit = o.emit;
+  unsigned last = pipeline::stageIndex(d.last);
+  if ((d.emit == Emit::LLVM && last < 5) || (d.emit == Emit::Obj && last < 6))
+    return needs("--emit", "needs the stage that produces it; "
+                           "--stop-after-stage " +
+                               o.stopAfter + " stops before it");
+  if (!d.lastGiven && d.emit == Emit::MLIR)
+    d.last = pipeline::Stage::LLVMDialect;
+  if (!d.lastGiven && d.emit == Emit::LLVM)
+    d.last = pipeline::Stage::LLVMIR;
+  if (d.emit == Emit::Default)
+    d.emit = d.last <= pipeline::Stage::LLVMDialect ? Emit::MLIR
+             : d.last == pipeline::Stage::LLVMIR    ? Emit::LLVM
+                                                    : Emit::Obj;
+
+  // --report and --trace ask for a profile: they turn profiling on.
+  d.reportPath = o.report;
+  d.tracePath = o.trace;
+  d.profilePasses = o.profilePasses;
+  d.profile = o.profileStages || o.profilePasses || !d.reportPath.empty() ||
+              !d.tracePath.empty();
+  if (o.timelineInterval < 1)
+    return llvm::createStringError(
+        "--timeline-interval must be >= 1 ms, got " +
+        llvm::Twine(o.timelineInterval.getValue()));
+  if (!d.profile && (given(o.timelineInterval) || given(o.timelineSampler)))
+    return needs(given(o.timelineInterval) ? "--timeline-interval"
+                                           : "--timeline-sampler",
+                 "needs profiling (--profile-stages, --report or --trace)");
+  d.timelineIntervalMs = o.timelineInterval;
+  d.timelineBackend = o.timelineSampler;
+
+  if (given(o.run) && o.run < 0)
+    return needs("--run", "must be >= 0, got " + llvm::Twine(o.run.getValue()));
+  d.runs = given(o.run) ? o.run.getValue() : (d.profile ? 5 : 0);
+  if (d.runs > 0 && d.last != pipeline::Stage::ObjectCode)
+    return needs("--run", "needs the object: do not stop before ObjectCode");
+  d.coeffsPath = o.coeffs;
+  if (!d.coeffsPath.empty() && d.runs == 0)
+    return needs("--coeffs", "needs --run N (N > 0)");
+  if (given(o.maxQubits) && o.maxQubits <= 0)
+    return needs("--max-qubits", "must be > 0, got " +
+                                     llvm::Twine(o.maxQubits.getValue()));
+  d.maxQubits = o.maxQubits;
+  d.runtimeLib = o.runtimeLib;
+  if (d.runs == 0 && (given(o.maxQubits) || given(o.runtimeLib)))
+    return needs(given(o.maxQubits) ? "--max-qubits" : "--runtime-lib",
+                 "acts in Phase C: it needs --run N (N > 0)");
+
+  d.irDir = o.irDir;
+  d.keep = o.keepIntermediate;
+  if (d.keep == Keep::Pass && d.irDir.empty())
+    return needs("--keep-intermediate=pass", "needs --ir-dir");
+  d.cacheDir = o.cacheDir;
+  if (!d.cacheDir.empty() && d.last != pipeline::Stage::ObjectCode)
+    return needs("--cache-dir", "caches objects: it needs the whole pipeline "
+                                "(no --stop-after-stage before ObjectCode)");
+  if (!d.cacheDir.empty() && !d.irDir.empty())
+    return needs("--cache-dir",
+                 "cannot be combined with --ir-dir (a cache hit runs no "
+                 "stage, so there would be no stage files)");
+  // A profile prints a table; an object on the terminal would bury it.
+  if (d.profile && !d.outputGiven && given(o.emit))
+    return needs("--emit", "with profiling needs -o <file>");
+  return d;
+}
+
+/// Whether the object input path still accepts this flag set: only
+/// Phase C and reporting flags act on a saved object.
+llvm::Error q2::driver::detail::checkObjectInputFlags() {
+  CLOptions &o = clOptions();
+  std::vector<std::pair<const char *, const cl::Option *>> compileOnly = {
+      {"--stop-after-stage", &o.stopAfter},
+      {"--emit", &o.emit},
+      {"--profile-passes", &o.profilePasses},
+      {"--cache-dir", &o.cacheDir},
+      {"--ir-dir", &o.irDir},
+      {"--keep-intermediate", &o.keepIntermediate}};
+#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H)                              \
+  compileOnly.push_back({flagName(D), &o.F});
+#include "q2/Pipeline/PipelineOptions.def"
+  for (auto [name, opt] : compileOnly)
+    if (given(*opt))
+      return llvm::createStringError(
+          llvm::Twine(name) +
+          " acts on compilation; the input is an object file that is only "
+          "run (--run N, --coeffs, --max-qubits, --runtime-lib, "
+          "--profile-stages, --report, --trace)");
+  if (!given(o.run) && !o.profileStages && o.report.empty() && o.trace.empty())
+    return llvm::createStringError(
+        "the input is an object file: say what to do with it (--run N)");
+  return llvm::Error::success();
+}

@@ -1,0 +1,254 @@
+//===- PhaseC.cpp - Running compiled programs -----------------------------===//
+#include "DriverInternal.h"
+
+#include "q2/JIT/QPEExecutable.h"
+#include "q2/Profiling/Memory.h"
+#include "q2/Profiling/Timing.h"
+
+#include "Support/JSON.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unistd.h>
+
+using namespace q2;
+using namespace q2::driver;
+using namespace q2::driver::detail;
+
+unsigned q2::driver::defaultMaxQubits() {
+  // Same rule as the runtime's default: 16 * 2^n bytes in 80 % of RAM.
+  double bytes = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  double n = std::floor(std::log2(0.8 * bytes / 16.0));
+  return n < 1 ? 1u : unsigned(std::min(n, 59.0));
+}
+
+llvm::Error q2::driver::detail::checkRunnable(const qpe::QPEMetadata &md,
+                                              int64_t maxQubits) {
+  if (llvm::Error e = md.validate())
+    return llvm::createStringError("invalid QPE metadata: " +
+                                   llvm::toString(std::move(e)));
+  int64_t limit = maxQubits > 0 ? maxQubits : int64_t(defaultMaxQubits());
+  int64_t n = md.numQubits();
+  if (n > limit) {
+    // 16 bytes per amplitude; exact for any n <= 62.
+    unsigned __int128 bytes = (unsigned __int128)16 << n;
+    std::string size;
+    do {
+      size.insert(size.begin(), char('0' + int(bytes % 10)));
+      bytes /= 10;
+    } while (bytes);
+    return llvm::createStringError(llvm::formatv(
+        "the program needs {0} qubits ({1} system + {2} estimation): {3} "
+        "bytes of state; the limit is {4} qubits{5}",
+        n, md.nSystem, md.nEst, size, limit,
+        maxQubits > 0 ? " (--max-qubits)" : " (what fits in 80% of RAM)"));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<CoeffSet>>
+q2::driver::detail::readCoeffSets(llvm::StringRef path, unsigned nTerms) {
+  auto doc = q2::json::readFile(path);
+  if (!doc)
+    return doc.takeError();
+  q2::json::Cursor root(*doc, path.str());
+  std::vector<CoeffSet> sets;
+  auto addSet = [&](const q2::json::Cursor &c, std::string label) -> llvm::Error {
+    CoeffSet set{std::move(label), {}};
+    if (!c.isArray())
+      return c.error("a coefficient set must be an array of numbers");
+    if (llvm::Error e = q2::json::fromValue(c, set.coeffs))
+      return e;
+    if (set.coeffs.size() != nTerms)
+      return llvm::createStringError(
+          path + ": " +
+          llvm::formatv("set '{0}' has {1} coefficients; the program has {2} "
+                        "terms",
+                        set.label, set.coeffs.size(), nTerms));
+    sets.push_back(std::move(set));
+    return llvm::Error::success();
+  };
+  if (auto list = root.find("sets")) {
+    auto entries = list->elements();
+    if (!entries)
+      return entries.takeError();
+    for (size_t i = 0; i < entries->size(); ++i) {
+      const q2::json::Cursor &e = (*entries)[i];
+      std::string label = "set" + std::to_string(i);
+      if (auto l = e.find("label")) {
+        auto s = l->string();
+        if (!s)
+          return s.takeError();
+        label = *s;
+      }
+      auto c = e.at("coeffs");
+      if (!c)
+        return c.takeError();
+      if (llvm::Error err = addSet(*c, label))
+        return std::move(err);
+    }
+  } else if (root.isArray() && !root.value().empty() &&
+             root.value()[0].is_array()) {
+    auto entries = root.elements();
+    if (!entries)
+      return entries.takeError();
+    for (size_t i = 0; i < entries->size(); ++i)
+      if (llvm::Error e = addSet((*entries)[i], "set" + std::to_string(i)))
+        return std::move(e);
+  } else if (llvm::Error e = addSet(root, "set0")) {
+    return std::move(e);
+  }
+  if (sets.empty())
+    return llvm::createStringError(path + ": no coefficient sets");
+  return sets;
+}
+
+profiling::QPEParametersRecord
+q2::driver::detail::parametersRecord(const qpe::QPEMetadata &md) {
+  profiling::QPEParametersRecord p;
+  p.molecule = md.molecule;
+  p.nSystemQubits = md.nSystem;
+  p.nEstimationWires = md.nEst;
+  p.nTrotter = md.nTrotter;
+  p.nTerms = md.nTerms;
+  p.irScale = md.irScale();
+  p.mode = qpe::toString(md.mode).str();
+  p.order = md.order;
+  p.power = qpe::toString(md.power).str();
+  p.unroll = md.unroll;
+  p.baseTime = md.baseTime;
+  p.energyShift = md.energyShift;
+  p.resolution = md.resolution;
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Circuit
+//===----------------------------------------------------------------------===//
+
+Circuit::~Circuit() = default;
+
+const std::string &Circuit::runtimeLibrary() const {
+  return exe->runtimeLibrary();
+}
+
+llvm::Expected<std::unique_ptr<Circuit>>
+Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
+              const std::string &runtimeLib, int64_t maxQubits) {
+  if (llvm::Error e = checkRunnable(md, maxQubits))
+    return std::move(e);
+  jit::ExecutableOptions eo;
+  eo.runtimeLibrary =
+      runtimeLib.empty() ? jit::defaultRuntimeLibrary() : runtimeLib;
+  auto exe = jit::QPEExecutable::load(object, md.numCoeffArgs(), md.nEst, eo);
+  if (!exe)
+    return exe.takeError();
+  if (maxQubits > 0) {
+    // The limit lives in the runtime the object is linked against.
+    auto setMax = (*exe)->lookup("q2_rt_set_max_qubits");
+    if (!setMax)
+      return setMax.takeError();
+    reinterpret_cast<int64_t (*)(int64_t)>(*setMax)(maxQubits);
+  }
+  std::unique_ptr<Circuit> c(new Circuit());
+  c->md = md;
+  c->exe = std::move(*exe);
+  return std::move(c);
+}
+
+llvm::Error Circuit::run(llvm::ArrayRef<double> coeffs,
+                         llvm::MutableArrayRef<double> out) {
+  if (coeffs.empty() && md.mode == qpe::Mode::Dynamic)
+    coeffs = md.defaultCoeffs;
+  return exe->runInto(coeffs, out);
+}
+
+llvm::Expected<qpe::QPEResult> Circuit::call(llvm::ArrayRef<double> coeffs) {
+  std::vector<double> probs(size_t(1) << md.nEst, 0.0);
+  if (llvm::Error e = run(coeffs, probs))
+    return std::move(e);
+  return qpe::decode(std::move(probs), md);
+}
+
+//===----------------------------------------------------------------------===//
+// Phase C of the driver
+//===----------------------------------------------------------------------===//
+
+PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
+                                            const qpe::QPEMetadata &md,
+                                            const std::vector<CoeffSet> &sets,
+                                            int runs, const DriverOptions &opts,
+                                            llvm::raw_ostream &os,
+                                            profiling::ProfilingSession *session) {
+  PhaseCOutcome out;
+  profiling::PhaseCRecord &rec = out.record;
+  rec.callsPerSet = uint64_t(runs);
+  auto fail = [&](llvm::Error e) {
+    std::string msg = llvm::toString(std::move(e));
+    rec.error = msg;
+    out.error = llvm::createStringError(msg);
+    return std::move(out);
+  };
+  std::optional<profiling::ScopedStage> stage;
+  if (session)
+    stage.emplace(*session, "Load", profiling::StageKind::Run);
+  auto circuit = Circuit::load(object, md, opts.runtimeLib, opts.maxQubits);
+  stage.reset();
+  if (!circuit)
+    return fail(circuit.takeError());
+  if (session)
+    stage.emplace(*session, "Execute", profiling::StageKind::Run);
+  // Stop sampling while Execute is still open, so the last sample carries
+  // its tag.
+  llvm::scope_exit done([&] {
+    if (session)
+      session->stopTimeline();
+    stage.reset();
+  });
+  rec.runtime = (*circuit)->runtimeLibrary();
+  os << "\nPhase C: " << runs << " call(s) per coefficient set, runtime "
+     << rec.runtime << "\n";
+  std::vector<double> probs(size_t(1) << md.nEst, 0.0);
+  for (const CoeffSet &set : sets) {
+    profiling::Stats callTimes;
+    for (int c = 0; c < runs; ++c) {
+      double t0 = profiling::elapsedSeconds();
+      llvm::Error e = (*circuit)->run(set.coeffs, probs);
+      callTimes.add(profiling::elapsedSeconds() - t0);
+      if (e)
+        return fail(std::move(e));
+    }
+    qpe::QPEResult r = qpe::decode(probs, md);
+    os << llvm::formatv("  [{0}] prob_sum {1:F12}  call {2}  argmax m={3}  "
+                        "phase {4:F6}  energy {5:F6} Ha (resolution {6:F6} "
+                        "Ha)\n",
+                        set.label, r.probSum, callTimes.summary(1e3, "ms"),
+                        r.argmax, r.phase, r.energy, md.resolution);
+    // The few most likely outcomes, which is what a reader checks.
+    std::vector<size_t> order(r.probs.size());
+    for (size_t k = 0; k < order.size(); ++k)
+      order[k] = k;
+    size_t top = std::min<size_t>(4, order.size());
+    std::partial_sort(order.begin(), order.begin() + top, order.end(),
+                      [&](size_t a, size_t b) { return r.probs[a] > r.probs[b]; });
+    os << "      top outcomes:";
+    for (size_t k = 0; k < top; ++k)
+      os << llvm::formatv("  m={0} p={1:F4} E={2:F5}", order[k],
+                          r.probs[order[k]],
+                          qpe::energyOfOutcome(md, order[k]));
+    os << "\n";
+    profiling::PhaseCSetRecord s;
+    s.label = set.label;
+    s.probSum = r.probSum;
+    s.argmax = r.argmax;
+    s.phase = r.phase;
+    s.energy = r.energy;
+    s.callS = callTimes.record();
+    s.probabilities = std::move(r.probs);
+    rec.sets.push_back(std::move(s));
+  }
+  return out;
+}

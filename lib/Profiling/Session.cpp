@@ -1,0 +1,501 @@
+//===- Session.cpp - One profiled run: stages, passes, snapshots ----------===//
+
+#include "q2/Profiling/Session.h"
+#include "q2/Profiling/ChromeTrace.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+using namespace q2::profiling;
+
+llvm::StringRef q2::profiling::toString(StageKind k) {
+  switch (k) {
+  case StageKind::Input:
+    return "input";
+  case StageKind::Compile:
+    return "compile";
+  case StageKind::Run:
+    return "run";
+  }
+  return "compile";
+}
+
+std::optional<StageKind> q2::profiling::parseEnum(llvm::StringRef s,
+                                                  StageKind *) {
+  if (s == "input")
+    return StageKind::Input;
+  if (s == "compile")
+    return StageKind::Compile;
+  if (s == "run")
+    return StageKind::Run;
+  return std::nullopt;
+}
+
+struct ProfilingSession::Impl {
+  explicit Impl(ProfilingOptions o) : opts(std::move(o)) {}
+
+  /// Per-thread nesting. Frames are pass records and, for nested pipelines,
+  /// markers naming the adaptor that owns the pipeline (on worker threads the
+  /// adaptor itself ran on another thread). A thread waiting for parallel
+  /// work may run another pipeline re-entrantly; the stack stays LIFO.
+  struct Frame {
+    int64_t index;
+    bool marker;
+  };
+  struct ThreadState {
+    std::vector<Frame> stack;
+    double profilerWall = 0; ///< profiler time spent on this thread so far
+    int tid = 0;
+  };
+  struct OpenStage {
+    StageRecord record;
+    double overheadAtStart = 0;
+  };
+  /// Bookkeeping parallel to passRecords.
+  struct PassAux {
+    const void *key = nullptr;
+    double childWall = 0; ///< sum of nested records' wallS
+    double profWall0 = 0; ///< thread's profilerWall at the pass start
+    double cpu0 = 0;
+  };
+
+  ThreadState &threadState() { // requires `mutex`
+    auto [it, inserted] = threads.try_emplace(std::this_thread::get_id());
+    if (inserted)
+      it->second.tid = int(threads.size() - 1);
+    return it->second;
+  }
+  void noteHWM(uint64_t hwm) { maxHWM = std::max(maxHWM, hwm); }
+  void chargeLocked(double w) { // requires `mutex`
+    threadState().profilerWall += w;
+    totalProfilerS += w;
+  }
+
+  ProfilingOptions opts;
+  PhaseTracker tracker;
+  RSSReader rssReader;
+  std::unique_ptr<TimelineSampler> sampler;
+
+  mutable std::mutex mutex; // guards the records below
+  std::vector<PassRecord> passRecords;
+  std::vector<PassAux> passAux;
+  /// Unfinished records per pass object (to find a pipeline's adaptor).
+  std::unordered_map<const void *, std::vector<int64_t>> openByKey;
+  std::vector<StageRecord> stageRecords;
+  std::optional<OpenStage> openStage;
+  std::vector<MemorySnapshot> snaps;
+  std::vector<std::string> warningList;
+  std::unordered_map<std::thread::id, ThreadState> threads;
+  double totalProfilerS = 0;
+  uint64_t maxHWM = 0;
+  bool warnedThreading = false;
+};
+
+static uint64_t currentRSSOrZero(const RSSReader &reader) {
+  auto rss = reader.read();
+  if (!rss) {
+    llvm::consumeError(rss.takeError());
+    return 0;
+  }
+  return *rss;
+}
+
+ProfilingSession::ProfilingSession(ProfilingOptions options)
+    : impl(std::make_unique<Impl>(std::move(options))) {}
+
+ProfilingSession::~ProfilingSession() { stopTimeline(); }
+
+const ProfilingOptions &ProfilingSession::options() const { return impl->opts; }
+PhaseTracker &ProfilingSession::phase() { return impl->tracker; }
+TimelineSampler *ProfilingSession::timeline() { return impl->sampler.get(); }
+const TimelineSampler *ProfilingSession::timeline() const {
+  return impl->sampler.get();
+}
+
+llvm::Error
+ProfilingSession::startTimeline(const TimelineSampler::Options &options) {
+  if (impl->sampler && impl->sampler->running())
+    return llvm::createStringError("timeline already running");
+  auto s = TimelineSampler::create(options, &impl->tracker);
+  if (!s)
+    return s.takeError();
+  if (auto err = (*s)->start())
+    return err;
+  impl->sampler = std::move(*s);
+  return llvm::Error::success();
+}
+
+llvm::Error ProfilingSession::startTimeline(int intervalMs) {
+  TimelineSampler::Options o;
+  o.intervalMs = intervalMs;
+  return startTimeline(o);
+}
+
+void ProfilingSession::stopTimeline() {
+  if (impl->sampler)
+    impl->sampler->stop();
+}
+
+void ProfilingSession::warn(llvm::StringRef message) {
+  if (impl->opts.warnOnStderr)
+    llvm::errs() << "q2-profiling: warning: " << message << "\n";
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->warningList.push_back(message.str());
+}
+
+void ProfilingSession::beginStage(llvm::StringRef name, StageKind kind) {
+  if (inStage())
+    endStage();
+
+  Impl::OpenStage st;
+  StageRecord &r = st.record;
+  r.name = name.str();
+  r.kind = kind;
+  auto before =
+      takeSnapshot(r.name + ":begin", 0, impl->opts.smapsAtStageBoundaries);
+  if (!before)
+    warn("stage " + r.name + ": " + llvm::toString(before.takeError()));
+  else
+    r.begin = std::move(*before);
+  if (impl->opts.resetPeakPerStage) {
+    {
+      std::lock_guard<std::mutex> lock(impl->mutex);
+      impl->noteHWM(r.begin.status.vmHWM);
+    }
+    r.peakResetAccepted = resetPeakRSS(0, &r.peakResetError);
+  } else {
+    r.peakResetError = "peak reset disabled";
+  }
+  impl->tracker.setStage(r.name);
+  if (impl->sampler && impl->sampler->running())
+    impl->sampler->sampleNow();
+
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  r.index = int64_t(impl->stageRecords.size());
+  r.firstPass = impl->passRecords.size();
+  st.overheadAtStart = impl->totalProfilerS;
+  // Times start last so the snapshot/reset cost is outside the stage.
+  r.begin.elapsedS = elapsedSeconds();
+  r.begin.cpuS = processCPUSeconds();
+  impl->openStage = std::move(st);
+}
+
+StageRecord *ProfilingSession::endStage() {
+  double t1 = elapsedSeconds(), cpu1 = processCPUSeconds();
+  if (!inStage())
+    return nullptr;
+  if (impl->sampler && impl->sampler->running())
+    impl->sampler->sampleNow();
+
+  StageRecord r;
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    if (!impl->openStage)
+      return nullptr;
+    r = std::move(impl->openStage->record);
+    double overheadAtStart = impl->openStage->overheadAtStart;
+    impl->openStage.reset();
+    r.endPass = impl->passRecords.size();
+    r.profilerS = impl->totalProfilerS - overheadAtStart;
+  }
+  auto after =
+      takeSnapshot(r.name + ":end", 0, impl->opts.smapsAtStageBoundaries);
+  if (!after)
+    warn("stage " + r.name + ": " + llvm::toString(after.takeError()));
+  else
+    r.end = std::move(*after);
+  r.wallS = t1 - r.begin.elapsedS;
+  r.cpuS = cpu1 - r.begin.cpuS;
+
+  r.sampledPeakRSS = std::max(r.begin.status.vmRSS, r.end.status.vmRSS);
+  if (impl->sampler) {
+    r.sampledPeak = impl->sampler->peakBetween(r.begin.elapsedS, r.end.elapsedS);
+    if (r.sampledPeak)
+      r.sampledPeakRSS = std::max(r.sampledPeakRSS, r.sampledPeak->rss);
+  }
+  if (r.peakResetAccepted) {
+    r.peakRSS = std::max(r.end.status.vmHWM, r.end.status.vmRSS);
+    r.peakSource = "kernel_hwm";
+  } else {
+    r.peakRSS = r.sampledPeakRSS;
+    r.peakSource = "sampled";
+  }
+  impl->tracker.setStage("");
+
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->noteHWM(r.end.status.vmHWM);
+  impl->stageRecords.push_back(std::move(r));
+  return &impl->stageRecords.back();
+}
+
+bool ProfilingSession::inStage() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->openStage.has_value();
+}
+
+std::string ProfilingSession::currentStageName() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->openStage ? impl->openStage->record.name : std::string();
+}
+
+llvm::Expected<MemorySnapshot> ProfilingSession::snapshot(llvm::StringRef label,
+                                                          bool withSmaps) {
+  auto s = takeSnapshot(label, 0, withSmaps);
+  if (!s)
+    return s.takeError();
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->noteHWM(s->status.vmHWM);
+  impl->snaps.push_back(*s);
+  return *s;
+}
+
+//===----------------------------------------------------------------------===//
+// Passes
+//===----------------------------------------------------------------------===//
+
+void ProfilingSession::beginPipeline(const void *parentKey,
+                                     llvm::StringRef opName) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  Impl::ThreadState &ts = impl->threadState();
+  // The adaptor that owns this pipeline: its open record.
+  int64_t owner = -1;
+  auto it = impl->openByKey.find(parentKey);
+  if (it != impl->openByKey.end() && !it->second.empty())
+    owner = it->second.back();
+  else if (!ts.stack.empty())
+    owner = ts.stack.back().index;
+  ts.stack.push_back({owner, /*marker=*/true});
+  if (owner >= 0 && !opName.empty()) {
+    // "pipeline()" -> "pipeline(func.func)" -> "pipeline(func.func,llvm.func)"
+    PassRecord &r = impl->passRecords[owner];
+    std::string op = opName.str();
+    if (r.name.find("(" + op + ")") == std::string::npos &&
+        r.name.find("(" + op + ",") == std::string::npos &&
+        r.name.find("," + op + ",") == std::string::npos &&
+        r.name.find("," + op + ")") == std::string::npos)
+      r.name.insert(r.name.size() - 1, r.name == "pipeline()" ? op : "," + op);
+  }
+}
+
+void ProfilingSession::endPipeline() {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  Impl::ThreadState &ts = impl->threadState();
+  if (!ts.stack.empty() && ts.stack.back().marker)
+    ts.stack.pop_back();
+}
+
+int64_t ProfilingSession::beginPass(const void *key, PassStart info) {
+  // Profiler overhead is measured in wall time only (it is CPU-bound work on
+  // this thread); thread-CPU clocks are syscalls and would double the cost.
+  double p0 = elapsedSeconds();
+  if (info.multithreaded) {
+    bool first;
+    {
+      std::lock_guard<std::mutex> lock(impl->mutex);
+      first = !impl->warnedThreading;
+      impl->warnedThreading = true;
+    }
+    if (first)
+      warn("MLIR multithreading is enabled: per-pass RSS and the pass "
+           "named at the peak are not exact (call "
+           "MLIRContext::disableMultithreading() before running)");
+  }
+
+  PassRecord r;
+  r.name = std::move(info.name);
+  r.argument = std::move(info.argument);
+  r.isAdaptor = info.isAdaptor;
+  if (r.isAdaptor)
+    r.name = "pipeline()"; // completed by beginPipeline
+  r.opName = std::move(info.opName);
+  r.opSymbol = std::move(info.opSymbol);
+  r.rssBefore = currentRSSOrZero(impl->rssReader);
+  std::string label = r.label();
+  int64_t idx;
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    Impl::ThreadState &ts = impl->threadState();
+    idx = int64_t(impl->passRecords.size());
+    r.index = idx;
+    r.parent = ts.stack.empty() ? -1 : ts.stack.back().index;
+    r.depth = r.parent < 0 ? 0 : impl->passRecords[r.parent].depth + 1;
+    r.thread = ts.tid;
+    if (impl->openStage)
+      r.stage = impl->openStage->record.name;
+    impl->passRecords.push_back(std::move(r));
+    impl->passAux.emplace_back();
+    impl->passAux.back().key = key;
+    impl->openByKey[key].push_back(idx);
+    ts.stack.push_back({idx, /*marker=*/false});
+  }
+  impl->tracker.setPass(label, idx);
+
+  // Charge our own cost to the profiler, then start the pass's clocks last.
+  double overheadW = elapsedSeconds() - p0;
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->chargeLocked(overheadW);
+  Impl::PassAux &aux = impl->passAux[idx];
+  aux.profWall0 = impl->threadState().profilerWall;
+  aux.cpu0 = processCPUSeconds();
+  impl->passRecords[idx].startS = elapsedSeconds();
+  return idx;
+}
+
+int64_t ProfilingSession::endPass(const void *key, bool failed) {
+  double t1 = elapsedSeconds(), cpu1 = processCPUSeconds();
+  uint64_t rssAfter = currentRSSOrZero(impl->rssReader);
+
+  int64_t idx = -1, parent = -1;
+  std::string parentLabel;
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    Impl::ThreadState &ts = impl->threadState();
+    if (ts.stack.empty() || ts.stack.back().marker ||
+        impl->passAux[ts.stack.back().index].key != key)
+      return -1; // not ours (attached mid-run); nothing to close
+    idx = ts.stack.back().index;
+    ts.stack.pop_back();
+    std::vector<int64_t> &open = impl->openByKey[key];
+    auto pos = std::find(open.begin(), open.end(), idx);
+    if (pos != open.end())
+      open.erase(pos);
+    if (open.empty())
+      impl->openByKey.erase(key);
+
+    PassRecord &r = impl->passRecords[idx];
+    const Impl::PassAux &aux = impl->passAux[idx];
+    double nestedProfW = ts.profilerWall - aux.profWall0;
+    r.endS = t1;
+    r.profilerS = nestedProfW;
+    r.wallS = std::max(0.0, t1 - r.startS - nestedProfW);
+    r.cpuS = std::max(0.0, cpu1 - aux.cpu0 - nestedProfW);
+    r.selfWallS = std::max(0.0, r.wallS - aux.childWall);
+    r.rssAfter = rssAfter;
+    r.rssDelta = int64_t(rssAfter) - int64_t(r.rssBefore);
+    r.failed = failed;
+    r.finished = true;
+    parent = r.parent;
+    if (parent >= 0) {
+      impl->passAux[parent].childWall += r.wallS;
+      parentLabel = impl->passRecords[parent].label();
+    }
+  }
+  impl->tracker.setPass(parentLabel, parent);
+  chargeProfilerTime(elapsedSeconds() - t1);
+  return idx;
+}
+
+void ProfilingSession::setPassIR(int64_t index, IRMetrics ir) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  if (index >= 0 && size_t(index) < impl->passRecords.size())
+    impl->passRecords[index].irAfter = std::move(ir);
+}
+
+void ProfilingSession::chargeProfilerTime(double wallS) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->chargeLocked(wallS);
+}
+
+//===----------------------------------------------------------------------===//
+// Results
+//===----------------------------------------------------------------------===//
+
+std::vector<PassRecord> ProfilingSession::passes() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->passRecords;
+}
+
+std::vector<StageRecord> ProfilingSession::stages() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->stageRecords;
+}
+
+std::vector<MemorySnapshot> ProfilingSession::snapshots() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->snaps;
+}
+
+std::vector<std::string> ProfilingSession::warnings() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->warningList;
+}
+
+uint64_t ProfilingSession::lifetimePeakRSS() const {
+  uint64_t hwm = 0;
+  if (auto st = readProcStatus())
+    hwm = st->vmHWM;
+  else
+    llvm::consumeError(st.takeError());
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return std::max(impl->maxHWM, hwm);
+}
+
+SessionRecord ProfilingSession::record(bool withSamples) const {
+  SessionRecord rec;
+  rec.stages = stages();
+  rec.passes = passes();
+  rec.snapshots = snapshots();
+  if (impl->sampler)
+    rec.timeline = impl->sampler->record(withSamples);
+  rec.warnings = warnings();
+  rec.lifetimePeakRSS = lifetimePeakRSS();
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    rec.profilerOverheadS = impl->totalProfilerS;
+  }
+  // A peak sampled between passes (typically at a stage's end, the only
+  // sample of a short stage) names the stage's pass that finished last: it
+  // is the one whose allocations are still held.
+  auto nameLastPass = [&](TimelineSample &s) {
+    if (!s.pass.empty())
+      return;
+    const PassRecord *last = nullptr;
+    for (const PassRecord &r : rec.passes)
+      if (r.finished && !r.isAdaptor && r.stage == s.stage && r.endS <= s.t &&
+          (!last || r.endS > last->endS))
+        last = &r;
+    if (last) {
+      s.lastPass = last->label();
+      s.lastPassRecord = last->index;
+    }
+  };
+  for (StageRecord &st : rec.stages)
+    if (st.sampledPeak)
+      nameLastPass(*st.sampledPeak);
+  if (rec.timeline && rec.timeline->peak)
+    nameLastPass(rec.timeline->peak->sample);
+  return rec;
+}
+
+void ProfilingSession::exportTrace(ChromeTrace &trace) const {
+  trace.setThreadName(0, "compiler");
+  for (const StageRecord &s : stages())
+    trace.addComplete(s.name, "stage", s.begin.elapsedS, s.wallS, 0,
+                      {{"peak_rss_mb", double(s.peakRSS) / (1 << 20)},
+                       {"peak_source", s.peakSource},
+                       {"cpu_s", s.cpuS},
+                       {"kind", toString(s.kind).str()}});
+  // Passes on worker threads (multithreaded context) get their own track so
+  // that spans on each track nest.
+  for (const PassRecord &p : passes()) {
+    if (!p.finished)
+      continue;
+    TraceArgs args = {{"op", p.opName},
+                      {"rss_delta_mb", double(p.rssDelta) / (1 << 20)},
+                      {"cpu_s", p.cpuS}};
+    if (p.irAfter)
+      args.emplace_back("ir_bytes", double(p.irAfter->bytes));
+    trace.addComplete(p.label(), "pass", p.startS, p.endS - p.startS, p.thread,
+                      std::move(args));
+  }
+  for (const MemorySnapshot &s : snapshots())
+    trace.addInstant(s.label, s.elapsedS,
+                     {{"rss_mb", double(s.status.vmRSS) / (1 << 20)},
+                      {"heap_mb", double(s.heap.inUse) / (1 << 20)}});
+  if (impl->sampler)
+    impl->sampler->exportTrace(trace);
+}

@@ -1,0 +1,152 @@
+//===- ObjectMetadata.cpp - Metadata in object files; decoding ------------===//
+#include "q2/QPE/QPEMetadata.h"
+
+#include "q2/Hamiltonian/QPEParameters.h"
+
+#include "Support/JSON.h"
+
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace q2::qpe;
+
+//===----------------------------------------------------------------------===//
+// Object JSON
+//===----------------------------------------------------------------------===//
+
+namespace q2::qpe {
+/// Field list of the object JSON (docs/execution.md).
+Q2_JSON_FIELDS(QPEMetadata) {
+  v("molecule", r.molecule);
+  v("n_system", r.nSystem);
+  v("n_est", r.nEst);
+  v("n_trotter", r.nTrotter);
+  v("n_terms", r.nTerms);
+  v("order", r.order);
+  v("mode", r.mode);
+  v("power", r.power);
+  v("unroll", r.unroll);
+  v("base_time", r.baseTime);
+  v("energy_shift", r.energyShift);
+  v("resolution", r.resolution);
+  v("words", r.words);
+  v("default_coeffs", r.defaultCoeffs);
+}
+// Enum spelling for the JSON layer (found by argument-dependent lookup).
+std::optional<Mode> parseEnum(llvm::StringRef s, Mode *) { return parseMode(s); }
+std::optional<Power> parseEnum(llvm::StringRef s, Power *) {
+  return parsePower(s);
+}
+} // namespace q2::qpe
+
+std::string q2::qpe::toObjectJSON(const QPEMetadata &md) {
+  q2::json::Value v = q2::json::toValue(md);
+  v["format"] = kObjectFormat;
+  auto text = q2::json::dump(v, -1);
+  return text ? *text : (llvm::consumeError(text.takeError()), "{}");
+}
+
+llvm::Expected<QPEMetadata> q2::qpe::fromObjectJSON(llvm::StringRef text,
+                                                    llvm::StringRef source) {
+  auto v = q2::json::parse(text, source);
+  if (!v)
+    return v.takeError();
+  q2::json::Cursor c(*v, source.str());
+  auto format = c.at("format");
+  if (!format)
+    return format.takeError();
+  auto f = format->string();
+  if (!f)
+    return f.takeError();
+  if (*f != kObjectFormat)
+    return c.error(llvm::Twine("metadata format '") + *f + "', this q2-opt reads '" +
+                   kObjectFormat + "' (recompile the program)");
+  QPEMetadata md;
+  if (llvm::Error e = q2::json::fromValue(c, md))
+    return std::move(e);
+  if (llvm::Error e = md.validate())
+    return c.error("invalid metadata: " + llvm::toString(std::move(e)));
+  return md;
+}
+
+llvm::Expected<QPEMetadata>
+q2::qpe::readObjectMetadata(llvm::ArrayRef<char> object,
+                            llvm::StringRef source) {
+  llvm::MemoryBufferRef ref(llvm::StringRef(object.data(), object.size()),
+                            source);
+  auto obj = llvm::object::ObjectFile::createObjectFile(ref);
+  if (!obj)
+    return llvm::createStringError(source + ": not an object file (" +
+                                   llvm::toString(obj.takeError()) + ")");
+  llvm::object::ObjectFile &file = **obj;
+  llvm::Triple host(llvm::sys::getProcessTriple());
+  if (file.getArch() != host.getArch())
+    return llvm::createStringError(
+        source + ": an object for " +
+        llvm::Triple::getArchTypeName(file.getArch()) + ", this host is " +
+        llvm::Triple::getArchTypeName(host.getArch()));
+  std::optional<llvm::StringRef> json;
+  for (const llvm::object::SectionRef &s : file.sections()) {
+    auto name = s.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name != kObjectSection)
+      continue;
+    auto contents = s.getContents();
+    if (!contents)
+      return llvm::createStringError(source + ": cannot read section " +
+                                     kObjectSection + ": " +
+                                     llvm::toString(contents.takeError()));
+    json = contents->rtrim('\0');
+  }
+  if (!json)
+    return llvm::createStringError(
+        source + ": no " + kObjectSection +
+        " section: not a QPE program compiled by q2-opt (--qpe-pipeline -o)");
+  bool hasEntry = false;
+  std::string entry = std::string("_mlir_ciface_") + kEntryName;
+  for (const llvm::object::SymbolRef &sym : file.symbols()) {
+    auto name = sym.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    hasEntry |= *name == entry;
+  }
+  if (!hasEntry)
+    return llvm::createStringError(source + ": no entry point '" + entry + "'");
+  return fromObjectJSON(*json, (source + ":" + kObjectSection).str());
+}
+
+//===----------------------------------------------------------------------===//
+// Decoding
+//===----------------------------------------------------------------------===//
+
+double q2::qpe::energyOfOutcome(const QPEMetadata &md, uint64_t m) {
+  q2::hamiltonian::QPEParameters p{};
+  p.baseTime = md.baseTime;
+  p.energyShift = md.energyShift;
+  p.nEst = md.nEst;
+  return q2::hamiltonian::decodeEnergy(m, p);
+}
+
+QPEResult q2::qpe::decode(std::vector<double> probs, const QPEMetadata &md) {
+  QPEResult r;
+  r.probs = std::move(probs);
+  double best = -1;
+  for (size_t i = 0; i < r.probs.size(); ++i) {
+    r.probSum += r.probs[i];
+    if (r.probs[i] > best) {
+      best = r.probs[i];
+      r.argmax = i;
+    }
+  }
+  r.phase = r.probs.empty() ? 0 : double(r.argmax) / double(r.probs.size());
+  r.energy = energyOfOutcome(md, r.argmax);
+  return r;
+}

@@ -1,0 +1,109 @@
+//===- QPEAttr.cpp - The quantum.qpe attribute <-> QPEMetadata ------------===//
+#include "q2/QPE/QPEProgram.h"
+
+#include "q2/Dialect/Quantum/IR/QuantumOps.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace q2::qpe;
+using q2::quantum::QPEAttr;
+namespace quantum = q2::quantum;
+
+QPEMetadata q2::qpe::fromAttr(QPEAttr a) {
+  QPEMetadata md;
+  md.molecule = a.getMolecule().str();
+  md.nSystem = unsigned(a.getNSystem());
+  md.nEst = unsigned(a.getNEst());
+  md.nTrotter = unsigned(a.getNTrotter());
+  md.nTerms = unsigned(a.getNTerms());
+  md.order = unsigned(a.getOrder());
+  md.mode = parseMode(a.getMode()).value_or(Mode::Dynamic);
+  md.power = parsePower(a.getPower()).value_or(Power::Time);
+  md.unroll = a.getUnroll();
+  md.baseTime = a.getBaseTime().convertToDouble();
+  md.energyShift = a.getEnergyShift().convertToDouble();
+  md.resolution = a.getResolution().convertToDouble();
+  for (Attribute w : a.getWords())
+    if (auto s = dyn_cast<StringAttr>(w))
+      md.words.push_back(s.str());
+  if (a.getDefaultCoeffs())
+    md.defaultCoeffs.assign(a.getDefaultCoeffs().asArrayRef().begin(),
+                            a.getDefaultCoeffs().asArrayRef().end());
+  return md;
+}
+
+QPEAttr q2::qpe::toAttr(MLIRContext *ctx, const QPEMetadata &md) {
+  Builder b(ctx);
+  SmallVector<Attribute> words;
+  for (const std::string &w : md.words)
+    words.push_back(b.getStringAttr(w));
+  return QPEAttr::get(ctx, md.molecule, md.nSystem, md.nEst, md.nTrotter,
+                      md.nTerms, md.order, toString(md.mode),
+                      toString(md.power), md.unroll, llvm::APFloat(md.baseTime),
+                      llvm::APFloat(md.energyShift),
+                      llvm::APFloat(md.resolution), b.getArrayAttr(words),
+                      b.getDenseF64ArrayAttr(md.defaultCoeffs));
+}
+
+llvm::Expected<QPEMetadata> q2::qpe::readQPEMetadata(ModuleOp module) {
+  Attribute a = module->getAttr(quantum::kQPEAttrName);
+  if (!a)
+    return llvm::createStringError(
+        llvm::Twine("not a QPE program: the module has no '") +
+        quantum::kQPEAttrName + "' attribute (generate it with q2-qpe)");
+  auto attr = dyn_cast<QPEAttr>(a);
+  if (!attr)
+    return llvm::createStringError(llvm::Twine("'") + quantum::kQPEAttrName +
+                                   "' is not a #quantum.qpe<...> attribute");
+  return fromAttr(attr);
+}
+
+namespace {
+struct EmbedQPEMetadataPass
+    : PassWrapper<EmbedQPEMetadataPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(EmbedQPEMetadataPass)
+  llvm::StringRef getArgument() const override {
+    return "q2-embed-qpe-metadata";
+  }
+  llvm::StringRef getDescription() const override {
+    return "Lower the quantum.qpe module attribute to an LLVM constant in "
+           "section .q2.qpe, so the object file says how to run it";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect>();
+  }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto attr = module->getAttrOfType<QPEAttr>(quantum::kQPEAttrName);
+    if (!attr)
+      return markAllAnalysesPreserved();
+    // The attribute is lowered like the rest of the module: after this pass
+    // the metadata lives in the LLVM constant only.
+    module->removeAttr(quantum::kQPEAttrName);
+    if (module.lookupSymbol(kObjectSymbol))
+      return;
+    std::string text = toObjectJSON(fromAttr(attr));
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    auto ty = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+    // External linkage keeps it through -O2 (nothing references it).
+    auto global = LLVM::GlobalOp::create(
+        b, module.getLoc(), ty, /*isConstant=*/true, LLVM::Linkage::External,
+        kObjectSymbol, b.getStringAttr(text));
+    global.setSection(kObjectSection);
+  }
+};
+} // namespace
+
+std::unique_ptr<Pass> q2::qpe::createEmbedQPEMetadataPass() {
+  return std::make_unique<EmbedQPEMetadataPass>();
+}
+
+void q2::qpe::registerQPEPasses() {
+  if (!PassInfo::lookup("q2-embed-qpe-metadata"))
+    PassRegistration<EmbedQPEMetadataPass>();
+}
