@@ -38,6 +38,7 @@ tools = [
     ToolSubst("opt-22", command=os.path.join(config.llvm_tools_dir, "opt")),
     ToolSubst("llvm-nm-22", command=os.path.join(config.llvm_tools_dir, "llvm-nm")),
     ToolSubst("llvm-readelf-22", command=os.path.join(config.llvm_tools_dir, "llvm-readelf")),
+    ToolSubst("llvm-objcopy-22", command=os.path.join(config.llvm_tools_dir, "llvm-objcopy")),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -125,9 +125,11 @@ public:
       prof::attachProfiling(pm, *session, io);
     }
     // --mlir-timing, --mlir-print-ir-after-all, ... act on every stage.
-    if (failed(applyPassManagerCLOptions(pm)))
-      cliError = "cannot apply MLIR's pass manager options";
-    applyDefaultTimingPassManagerCLOptions(pm); // --mlir-timing, per stage
+    if (opts.mlirCommandLine) {
+      if (failed(applyPassManagerCLOptions(pm)))
+        cliError = "cannot apply MLIR's pass manager options";
+      applyDefaultTimingPassManagerCLOptions(pm);
+    }
     if (opts.keep == Keep::Pass && !opts.irDir.empty()) {
       llvm::SmallString<256> dir(opts.irDir);
       llvm::sys::path::append(

@@ -202,21 +202,28 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
   d.input = input.str();
   d.output = output.str();
   d.outputGiven = output != "-";
+  d.mlirCommandLine = true;
 
   // mlir-opt's own pipeline flags have no meaning in the driver, which runs
   // the six stages (LLVM's codegen --stop-after included).
   for (const char *name : {"pass-pipeline", "split-input-file",
                            "verify-diagnostics", "dump-pass-pipeline",
-                           "canonicalize", "stop-after"})
+                           "stop-after"})
     if (occurrences(name))
       return llvm::createStringError(
           llvm::formatv("--{0} is not a QPE driver option (the driver runs "
-                        "the six stages; use {1})",
+                        "the six stages; {1})",
                         name,
                         llvm::StringRef(name) == "stop-after"
-                            ? "--stop-after-stage"
-                            : "q2-opt without driver flags for mlir-opt "
-                              "behaviour"));
+                            ? "use --stop-after-stage"
+                            : "without driver flags q2-opt is mlir-opt"));
+  // Every pass flag (--cse, --canonicalize, ...) is one option: mlir-opt's
+  // pass list.
+  if (occurrences("canonicalize"))
+    return llvm::createStringError(
+        "pass flags (e.g. --canonicalize) are mlir-opt options, not QPE driver "
+        "options (the driver runs the six stages; without driver flags "
+        "q2-opt is mlir-opt)");
 
 #define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H) d.pipeline.F = o.F;
 #include "q2/Pipeline/PipelineOptions.def"

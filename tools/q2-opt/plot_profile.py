@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws a q2-opt profile report (schema q2.profile/1, docs/report.md) as a PNG.
+"""Draws a q2-opt profile report (schema q2.profile/2, docs/report.md) as a PNG.
 
   /usr/bin/python3 tools/q2-opt/plot_profile.py REPORT.json [-o OUT.png]
 
@@ -42,8 +42,8 @@ def main():
     except (OSError, ValueError) as e:
         print("plot_profile: %s: %s" % (args.report, e), file=sys.stderr)
         return 1
-    if r.get("schema") != "q2.profile/1" or "phase_b" not in r:
-        print("plot_profile: %s: not a q2.profile/1 report with phase_b"
+    if r.get("schema") != "q2.profile/2" or "phase_b" not in r:
+        print("plot_profile: %s: not a q2.profile/2 report with phase_b"
               % args.report, file=sys.stderr)
         return 1
     out = args.output or os.path.splitext(args.report)[0] + ".png"
@@ -54,7 +54,8 @@ def main():
     if not args.all:
         # Phase C (JIT load, simulator calls) usually lasts far longer than
         # compilation and would squeeze the compile stages into a sliver.
-        stages = [s for s in stages if s["name"] not in ("Load", "Execute")]
+        # Stages are tagged: "input", "compile" or "run" (docs/report.md).
+        stages = [s for s in stages if s["kind"] != "run"]
         if stages:
             t_end = stages[-1]["end"]["elapsed_s"]
             samples = [x for x in samples if x["t_s"] <= t_end]

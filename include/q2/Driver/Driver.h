@@ -66,6 +66,10 @@ struct DriverOptions {
   std::string cacheDir;
   std::string irDir;
   Keep keep = Keep::Stage;
+  /// Apply MLIR's pass-manager command-line options (--mlir-timing, ...)
+  /// to every stage; set for command lines, off for embedders that never
+  /// registered those options.
+  bool mlirCommandLine = false;
   /// Where the table and Phase C lines go (null: stdout).
   llvm::raw_ostream *out = nullptr;
 };

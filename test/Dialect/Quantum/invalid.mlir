@@ -258,3 +258,22 @@ func.func @bad_type(%q0: !quantum.bit) {
   %a = quantum.custom "H"() %q0 : !quantum.qubit
   return
 }
+
+// -----
+
+// Regression: start + count overflowed int64 and passed the range check.
+func.func @probs_range_overflow() -> tensor<4xf64> {
+  %r = quantum.alloc(2) : !quantum.reg
+  // expected-error @+1 {{register range starts at qubit 9223372036854775807, beyond the largest register (62 qubits)}}
+  %p = quantum.probs reg %r[9223372036854775807, 2] : tensor<4xf64>
+  return %p : tensor<4xf64>
+}
+
+// -----
+
+func.func @probs_range_count_huge() -> tensor<4xf64> {
+  %r = quantum.alloc(2) : !quantum.reg
+  // expected-error @+1 {{cannot return probabilities of 63 qubits}}
+  %p = quantum.probs reg %r[0, 63] : tensor<4xf64>
+  return %p : tensor<4xf64>
+}

@@ -1,0 +1,292 @@
+//===- DriverTest.cpp - options, cache, Phase C inputs, compile() hooks ---===//
+#include "Driver/DriverInternal.h"
+
+#include "q2/Driver/Driver.h"
+#include "q2/Hamiltonian/Hamiltonian.h"
+#include "q2/InitQ2.h"
+#include "q2/Pipeline/Pipeline.h"
+#include "q2/QPE/QPEProgram.h"
+#include "q2/Support/FileIO.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <sys/stat.h>
+
+using namespace q2;
+using namespace q2::driver;
+using namespace q2::driver::detail;
+using q2::pipeline::PipelineOptions;
+using q2::pipeline::Stage;
+
+namespace {
+
+struct TempDir {
+  llvm::SmallString<128> path;
+  TempDir() { EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-drv", path)); }
+  ~TempDir() { llvm::sys::fs::remove_directories(path); }
+  std::string file(llvm::StringRef name) const {
+    llvm::SmallString<128> p(path);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  }
+};
+
+std::string text(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+template <class T> T flipped(T v) {
+  if constexpr (std::is_same_v<T, bool>)
+    return !v;
+  else
+    return v == 0 ? 1 : 0;
+}
+
+TEST(DriverOptions, EveryPipelineOptionIsPartOfTheCacheKey) {
+  // A new option in PipelineOptions.def cannot give stale cache hits: the
+  // key is built from all of them.
+  std::string base = cacheKey("module {}", PipelineOptions());
+  unsigned n = 0;
+#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H)                              \
+  {                                                                            \
+    PipelineOptions o;                                                         \
+    o.F = flipped(o.F);                                                        \
+    EXPECT_NE(cacheKey("module {}", o), base) << N;                            \
+    ++n;                                                                       \
+  }
+#include "q2/Pipeline/PipelineOptions.def"
+  EXPECT_GE(n, 3u);
+  // ... and so are the input and the tool's build.
+  EXPECT_NE(cacheKey("module { }", PipelineOptions()), base);
+  EXPECT_NE(base.find("q2-opt "), std::string::npos);
+}
+
+TEST(DriverCache, HitMissAndCorruptEntries) {
+  TempDir d;
+  std::string key = cacheKey("input", PipelineOptions());
+  CompileCache c(std::string(d.path), key);
+  EXPECT_FALSE(c.lookup().has_value());
+  EXPECT_EQ(c.status(), "miss");
+  llvm::SmallVector<char, 0> obj;
+  for (int i = 0; i < 1000; ++i)
+    obj.push_back(char(i * 7));
+  ASSERT_FALSE(bool(c.store(obj)));
+  auto hit = c.lookup();
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(c.status(), "hit");
+  EXPECT_TRUE(std::equal(hit->begin(), hit->end(), obj.begin(), obj.end()));
+
+  auto corruptAfter = [&](llvm::StringRef contents, llvm::StringRef why) {
+    ASSERT_FALSE(bool(writeFileAtomically(c.path(), contents)));
+    EXPECT_FALSE(c.lookup().has_value());
+    EXPECT_EQ(c.status(), "corrupt");
+    EXPECT_NE(c.why().find(why.str()), std::string::npos) << c.why();
+  };
+  auto entry = readInputFile(c.path());
+  ASSERT_TRUE(bool(entry));
+  std::string good = (*entry)->getBuffer().str();
+  std::string flipped = good;
+  flipped[flipped.size() - 10] ^= 0x55;
+  corruptAfter(flipped, "checksum mismatch");
+  corruptAfter(good.substr(0, good.size() - 1), "object is 999 bytes");
+  corruptAfter("garbage", "not a q2 cache entry");
+  // An entry made for another key (e.g. copied over) is not used.
+  CompileCache other(std::string(d.path), cacheKey("other", PipelineOptions()));
+  ASSERT_FALSE(bool(other.store(obj)));
+  auto otherEntry = readInputFile(other.path());
+  corruptAfter((*otherEntry)->getBuffer(), "made for another input or options");
+  // A FIFO in place of an entry is not read (it would block).
+  llvm::sys::fs::remove(c.path());
+  ASSERT_EQ(::mkfifo(c.path().c_str(), 0600), 0);
+  EXPECT_FALSE(c.lookup().has_value());
+  EXPECT_EQ(c.status(), "corrupt");
+}
+
+TEST(DriverPhaseC, CoefficientFilesAreCheckedNotTrusted) {
+  TempDir d;
+  auto read = [&](llvm::StringRef contents, unsigned n) {
+    std::string f = d.file("c.json");
+    EXPECT_FALSE(bool(writeFileAtomically(f, contents)));
+    return readCoeffSets(f, n);
+  };
+  auto sets = read(R"({"sets":[{"label":"a","coeffs":[1,2]},{"coeffs":[3,4]}]})", 2);
+  ASSERT_TRUE(bool(sets)) << text(sets.takeError());
+  ASSERT_EQ(sets->size(), 2u);
+  EXPECT_EQ((*sets)[0].label, "a");
+  EXPECT_EQ((*sets)[1].label, "set1");
+  // Regression: 1e400 aborted with an uncaught JSON exception.
+  std::string msg = text(read("[1e400, 1]", 2).takeError());
+  EXPECT_NE(msg.find("c.json: invalid JSON"), std::string::npos) << msg;
+  msg = text(read(R"([1, "x"])", 2).takeError());
+  EXPECT_NE(msg.find("c.json: [1]: expected a number, got string"),
+            std::string::npos)
+      << msg;
+  msg = text(read("[1, 2, 3]", 2).takeError());
+  EXPECT_NE(msg.find("set 'set0' has 3 coefficients; the program has 2 terms"),
+            std::string::npos)
+      << msg;
+  msg = text(read(R"({"sets":[{"label":"x"}]})", 2).takeError());
+  EXPECT_NE(msg.find("sets[0]: missing \"coeffs\""), std::string::npos) << msg;
+}
+
+TEST(DriverPhaseC, OversizedProgramsAreRefusedBeforeAllocating) {
+  // Regression: n_est 32 allocated the 2^32-double result before any limit
+  // was checked ("LLVM ERROR: out of memory").
+  qpe::QPEMetadata md;
+  md.molecule = "x";
+  md.nSystem = 4;
+  md.nEst = 32;
+  md.nTrotter = 1;
+  md.nTerms = 1;
+  md.order = 1;
+  md.baseTime = 1;
+  md.resolution = 0.1;
+  md.words = {"ZZZZ"};
+  md.defaultCoeffs = {1.0};
+  std::string msg = text(checkRunnable(md, 0));
+  EXPECT_NE(msg.find("the program needs 36 qubits"), std::string::npos) << msg;
+  md.nEst = 3;
+  EXPECT_FALSE(bool(checkRunnable(md, 0)));
+  msg = text(checkRunnable(md, 6));
+  EXPECT_NE(msg.find("the limit is 6 qubits (--max-qubits)"), std::string::npos)
+      << msg;
+  md.words = {"ZZ"};
+  msg = text(checkRunnable(md, 0));
+  EXPECT_NE(msg.find("invalid QPE metadata: words[0]"), std::string::npos) << msg;
+}
+
+//===----------------------------------------------------------------------===//
+// compile(): the stage loop and its hooks
+//===----------------------------------------------------------------------===//
+
+struct Env {
+  mlir::DialectRegistry registry;
+  Env() {
+    static std::once_flag once;
+    std::call_once(once, [] { registerQ2Passes(); });
+    registerQ2Dialects(registry);
+  }
+};
+
+std::string h2Program(qpe::Mode mode) {
+  static Env env;
+  mlir::MLIRContext ctx(env.registry);
+  std::string src =
+      std::string(Q2_TEST_SOURCE_DIR) + "/examples/hamiltonians/h2_0.7414.FCIDUMP";
+  auto h = hamiltonian::loadHamiltonian(src);
+  EXPECT_TRUE(bool(h));
+  auto p = hamiltonian::computeQPEParameters(*h, 3);
+  EXPECT_TRUE(bool(p));
+  qpe::QPEOptions o;
+  o.mode = mode;
+  o.nTrotter = 2;
+  auto m = qpe::buildQPEProgram(ctx, *h, *p, o);
+  EXPECT_TRUE(bool(m));
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  (*m)->print(os);
+  return s;
+}
+
+struct RecordingHooks : pipeline::CompileHooks {
+  std::vector<std::string> events;
+  void beforeStage(Stage s) override {
+    events.push_back("begin " + pipeline::stageName(s).str());
+  }
+  llvm::Error afterStage(const pipeline::StageOutput &out) override {
+    std::string e = "end " + pipeline::stageName(out.stage).str();
+    if (out.llvmModule)
+      e += " llvm";
+    if (!out.object.empty())
+      e += " object";
+    events.push_back(e);
+    return llvm::Error::success();
+  }
+  void step(const pipeline::StepEvent &e) override {
+    events.push_back((e.begin ? "step " : "done ") + e.name.str());
+  }
+};
+
+TEST(DriverCompile, OneLoopReportsEveryStageAndStep) {
+  static Env env;
+  mlir::MLIRContext ctx(env.registry);
+  auto m = mlir::parseSourceString<mlir::ModuleOp>(h2Program(qpe::Mode::Dynamic),
+                                                   &ctx);
+  ASSERT_TRUE(m);
+  RecordingHooks hooks;
+  auto r = pipeline::compile(*m, PipelineOptions(), Stage::ObjectCode, &hooks);
+  ASSERT_TRUE(bool(r)) << text(r.takeError());
+  EXPECT_FALSE(r->object.empty());
+  std::vector<std::string> expected = {
+      "begin HLOLowering",   "end HLOLowering",
+      "begin QuantumLowering", "end QuantumLowering",
+      "begin Bufferization", "end Bufferization",
+      "begin LLVMDialect",   "end LLVMDialect",
+      "begin LLVMIR",        "step llvm-translate", "done llvm-translate",
+      "step llvm-optimize",  "done llvm-optimize",  "end LLVMIR llvm",
+      "begin ObjectCode",    "step llvm-codegen",   "done llvm-codegen",
+      "end ObjectCode object"};
+  EXPECT_EQ(hooks.events, expected);
+}
+
+TEST(DriverCompile, StopsWhereAskedAndAfterStageErrorsStopIt) {
+  static Env env;
+  mlir::MLIRContext ctx(env.registry);
+  auto m = mlir::parseSourceString<mlir::ModuleOp>(h2Program(qpe::Mode::Fixed),
+                                                   &ctx);
+  ASSERT_TRUE(m);
+  struct Stopper : RecordingHooks {
+    llvm::Error afterStage(const pipeline::StageOutput &out) override {
+      RecordingHooks::afterStage(out).operator bool();
+      if (out.stage == Stage::QuantumLowering)
+        return llvm::createStringError("observer says stop");
+      return llvm::Error::success();
+    }
+  } hooks;
+  auto r = pipeline::compile(*m, PipelineOptions(), Stage::ObjectCode, &hooks);
+  EXPECT_EQ(text(r.takeError()), "observer says stop");
+  EXPECT_EQ(hooks.events.back(), "end QuantumLowering");
+  PipelineOptions bad;
+  bad.optLevel = 7;
+  r = pipeline::compile(*m, bad);
+  EXPECT_NE(text(r.takeError()).find("opt-level (-O) must be 0, 1, 2 or 3"),
+            std::string::npos);
+}
+
+TEST(DriverEmbed, CompileOnceCallMany) {
+  static Env env;
+  auto prog = compileProgram(h2Program(qpe::Mode::Dynamic), "h2.mlir",
+                             PipelineOptions(), /*profile=*/true, env.registry);
+  ASSERT_TRUE(bool(prog)) << text(prog.takeError());
+  ASSERT_TRUE(prog->report.has_value());
+  EXPECT_EQ(prog->report->phaseB.stages.size(), 7u); // Input + 6
+  EXPECT_GT(prog->report->compileSeconds(), 0.0);
+  std::string rt = Q2_TEST_RUNTIME_LIB;
+  auto circuit = Circuit::load(prog->object, prog->metadata, rt);
+  ASSERT_TRUE(bool(circuit)) << text(circuit.takeError());
+  auto a = (*circuit)->call();
+  ASSERT_TRUE(bool(a)) << text(a.takeError());
+  EXPECT_NEAR(a->probSum, 1.0, 1e-9);
+  // Other coefficients, another energy; the same ones again, the same result.
+  std::vector<double> half = prog->metadata.defaultCoeffs;
+  for (double &c : half)
+    c *= 0.5;
+  auto b = (*circuit)->call(half);
+  ASSERT_TRUE(bool(b));
+  auto a2 = (*circuit)->call(prog->metadata.defaultCoeffs);
+  ASSERT_TRUE(bool(a2));
+  EXPECT_EQ(a2->probs, a->probs);
+  EXPECT_NE(b->probs, a->probs);
+  // Wrong number of coefficients: an error, not a read past the buffer.
+  auto bad = (*circuit)->call({1.0, 2.0});
+  EXPECT_NE(text(bad.takeError()).find("takes 15 coefficient(s), got 2"),
+            std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,295 @@
+//===- SupportTest.cpp - file I/O and JSON helpers ------------------------===//
+#include "q2/Support/BuildID.h"
+#include "q2/Support/FileIO.h"
+
+#include "Support/JSON.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace q2;
+
+namespace {
+
+struct TempDir {
+  llvm::SmallString<128> path;
+  TempDir() { EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-sup", path)); }
+  ~TempDir() { llvm::sys::fs::remove_directories(path); }
+  std::string file(llvm::StringRef name) const {
+    llvm::SmallString<128> p(path);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  }
+};
+
+std::string text(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+void put(const std::string &path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  ASSERT_FALSE(ec);
+  os << contents;
+}
+
+std::vector<std::string> listDir(const TempDir &d) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(d.path, ec), end; !ec && it != end;
+       it.increment(ec))
+    names.push_back(llvm::sys::path::filename(it->path()).str());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// A pid that is certainly not running: a child that exited and was reaped.
+pid_t deadPid() {
+  pid_t p = fork();
+  if (p == 0)
+    _exit(0);
+  int st;
+  waitpid(p, &st, 0);
+  return p;
+}
+
+TEST(SupportRead, RegularFileAndLimits) {
+  TempDir d;
+  std::string f = d.file("a.txt");
+  put(f, "hello\n");
+  auto buf = readInputFile(f);
+  ASSERT_TRUE(bool(buf)) << text(buf.takeError());
+  EXPECT_EQ((*buf)->getBuffer(), "hello\n");
+  std::string msg = text(readInputFile(f, 3).takeError());
+  EXPECT_NE(msg.find("is 6 bytes, above the input limit of 3 bytes"),
+            std::string::npos)
+      << msg;
+  msg = text(readInputFile(d.file("missing")).takeError());
+  EXPECT_NE(msg.find("No such file"), std::string::npos) << msg;
+}
+
+TEST(SupportRead, RefusesDirectoriesFifosAndDevices) {
+  TempDir d;
+  std::string msg = text(readInputFile(std::string(d.path)).takeError());
+  EXPECT_NE(msg.find("is a directory, not a regular file"), std::string::npos)
+      << msg;
+  // A FIFO without a writer: refused at once, not a blocking read.
+  std::string fifo = d.file("f");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  msg = text(readInputFile(fifo).takeError());
+  EXPECT_NE(msg.find("is a FIFO"), std::string::npos) << msg;
+  msg = text(readInputFile("/dev/zero").takeError());
+  EXPECT_NE(msg.find("is a character device"), std::string::npos) << msg;
+}
+
+TEST(SupportWrite, ReplacesAtomicallyAndKeepsTargetOnError) {
+  TempDir d;
+  std::string f = d.file("out.txt");
+  put(f, "old");
+  llvm::Error e = writeFileAtomically(f, [](llvm::raw_ostream &os) {
+    os << "partial";
+    return llvm::createStringError("writer failed");
+  });
+  EXPECT_EQ(text(std::move(e)), "writer failed");
+  auto buf = readInputFile(f);
+  ASSERT_TRUE(bool(buf));
+  EXPECT_EQ((*buf)->getBuffer(), "old");
+  EXPECT_EQ(listDir(d), std::vector<std::string>{"out.txt"});
+  ASSERT_FALSE(bool(writeFileAtomically(f, "new")));
+  buf = readInputFile(f);
+  EXPECT_EQ((*buf)->getBuffer(), "new");
+  EXPECT_EQ(listDir(d), std::vector<std::string>{"out.txt"});
+}
+
+TEST(SupportWrite, DevicesAreWrittenThroughNotReplaced) {
+  ASSERT_FALSE(bool(writeFileAtomically("/dev/null", "x")));
+  struct stat st;
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  std::string msg = text(writeFileAtomically("/dev/full", "x"));
+  EXPECT_NE(msg.find("No space left"), std::string::npos) << msg;
+  ASSERT_EQ(::stat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  TempDir d;
+  msg = text(writeFileAtomically(std::string(d.path), "x"));
+  EXPECT_NE(msg.find("is a directory; refusing to replace it"),
+            std::string::npos)
+      << msg;
+  // A FIFO with no reader is an error, not a hang.
+  std::string fifo = d.file("f");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  msg = text(writeFileAtomically(fifo, "x"));
+  EXPECT_NE(msg.find("is a FIFO with no reader"), std::string::npos) << msg;
+}
+
+TEST(SupportWrite, StaleTemporariesOfDeadOwnersAreRemoved) {
+  TempDir d;
+  std::string target = d.file("r.json");
+  std::string dead = target + ".q2tmp-" + std::to_string(deadPid()) + "-7";
+  std::string alive = target + ".q2tmp-1-3"; // init never dies
+  std::string other = d.file("x.json.q2tmp-1-0");
+  for (const std::string &p : {dead, alive, other})
+    put(p, "junk");
+  EXPECT_TRUE(isTemporaryName(dead));
+  EXPECT_FALSE(isTemporaryName("r.json.q2tmp-x-1"));
+  ASSERT_FALSE(bool(writeFileAtomically(target, "{}")));
+  EXPECT_FALSE(llvm::sys::fs::exists(dead));
+  EXPECT_TRUE(llvm::sys::fs::exists(alive));
+  EXPECT_TRUE(llvm::sys::fs::exists(other));
+}
+
+TEST(SupportPaths, OutputsMayNotClobberInputsOrEachOther) {
+  TempDir d;
+  std::string in = d.file("in.mlir");
+  put(in, "x");
+  std::string link = d.file("link.mlir");
+  ASSERT_EQ(::symlink(in.c_str(), link.c_str()), 0);
+  std::string msg = text(checkDistinctPaths({{in, "input"}}, {{link, "-o"}}));
+  EXPECT_NE(msg.find("-o '" + link + "' would overwrite the input"),
+            std::string::npos)
+      << msg;
+  msg = text(checkDistinctPaths({}, {{d.file("a.json"), "--report"},
+                                     {d.file("sub/../a.json"), "--trace"}}));
+  EXPECT_NE(msg.find("--report and --trace name the same file"),
+            std::string::npos)
+      << msg;
+  EXPECT_FALSE(bool(checkDistinctPaths({{in, "input"}},
+                                       {{"/dev/null", "-o"},
+                                        {"/dev/null", "--report"},
+                                        {"-", "--trace"}})));
+}
+
+TEST(SupportLock, SecondHolderIsRefusedWithoutWaiting) {
+  TempDir d;
+  std::string lockPath = d.file(".lock");
+  auto first = FileLock::acquire(lockPath, /*wait=*/false, "sweep dir");
+  ASSERT_TRUE(bool(first)) << text(first.takeError());
+  std::string msg =
+      text(FileLock::acquire(lockPath, /*wait=*/false, "sweep dir").takeError());
+  EXPECT_NE(msg.find("sweep dir is in use by another process"),
+            std::string::npos)
+      << msg;
+  { FileLock released = std::move(*first); }
+  auto again = FileLock::acquire(lockPath, false);
+  EXPECT_TRUE(bool(again)) << text(again.takeError());
+}
+
+TEST(SupportBuildID, IsStableAndNotEmpty) {
+  EXPECT_FALSE(buildID().empty());
+  EXPECT_NE(buildID(), "unknown");
+  EXPECT_EQ(&buildID(), &buildID());
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+enum class Color { Red, Blue };
+llvm::StringRef toString(Color c) { return c == Color::Red ? "red" : "blue"; }
+std::optional<Color> parseEnum(llvm::StringRef s, Color *) {
+  if (s == "red")
+    return Color::Red;
+  if (s == "blue")
+    return Color::Blue;
+  return std::nullopt;
+}
+
+struct Inner {
+  double x = 0;
+  std::optional<std::string> note;
+};
+Q2_JSON_FIELDS(Inner) {
+  v("x", r.x);
+  v.optional("note", r.note);
+}
+
+struct Outer {
+  int64_t n = 0;
+  uint32_t small = 0;
+  Color color = Color::Red;
+  std::vector<Inner> items;
+  std::map<std::string, uint64_t> counts;
+  std::variant<bool, int64_t, double, std::string> any = false;
+};
+Q2_JSON_FIELDS(Outer) {
+  v("n", r.n);
+  v("small", r.small);
+  v("color", r.color);
+  v("items", r.items);
+  v("counts", r.counts);
+  v("any", r.any);
+}
+
+llvm::Expected<Outer> readOuter(llvm::StringRef text) {
+  auto v = json::parse(text, "t.json");
+  if (!v)
+    return v.takeError();
+  Outer o;
+  if (llvm::Error e = json::fromValue(json::Cursor(*v, "t.json"), o))
+    return std::move(e);
+  return o;
+}
+
+TEST(SupportJSON, RoundTripThroughOneFieldList) {
+  Outer o;
+  o.n = -3;
+  o.small = 7;
+  o.color = Color::Blue;
+  o.items = {{1.5, "a"}, {-2.25, std::nullopt}};
+  o.counts = {{"func", 2}, {"arith", 9}};
+  o.any = std::string("text");
+  auto text = json::dump(json::toValue(o), -1);
+  ASSERT_TRUE(bool(text));
+  auto back = readOuter(*text);
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  auto again = json::dump(json::toValue(*back), -1);
+  EXPECT_EQ(*again, *text);
+  EXPECT_EQ(std::get<std::string>(back->any), "text");
+  EXPECT_FALSE(back->items[1].note.has_value());
+  // Variants keep their JSON type.
+  back = readOuter(R"({"n":1,"small":1,"color":"red","items":[],"counts":{},"any":2.5})");
+  ASSERT_TRUE(bool(back));
+  EXPECT_DOUBLE_EQ(std::get<double>(back->any), 2.5);
+}
+
+TEST(SupportJSON, ErrorsNameFileAndKey) {
+  auto err = [](llvm::StringRef t) {
+    auto o = readOuter(t);
+    return o ? std::string() : llvm::toString(o.takeError());
+  };
+  const char *base = R"("small":1,"color":"red","counts":{},"any":true)";
+  EXPECT_EQ(err(std::string(R"({"n":1,"items":[{"x":"no"}],)") + base + "}"),
+            "t.json: items[0].x: expected a number, got string");
+  EXPECT_EQ(err(std::string(R"({"n":1,"items":[{}],)") + base + "}"),
+            "t.json: items[0]: missing \"x\"");
+  EXPECT_EQ(err(R"({"n":1,"items":[],"small":-1,"color":"red","counts":{},"any":true})"),
+            "t.json: small: expected a non-negative integer");
+  EXPECT_EQ(err(R"({"n":1,"items":[],"small":5000000000,"color":"red","counts":{},"any":true})"),
+            "t.json: small: integer out of range");
+  EXPECT_EQ(err(R"({"n":1,"items":[],"small":1,"color":"green","counts":{},"any":true})"),
+            "t.json: color: unknown value 'green'");
+  // 1e400 overflows a double: an error, never an exception.
+  std::string msg = err(R"({"n":1e400})");
+  EXPECT_EQ(msg.rfind("t.json: invalid JSON: ", 0), 0u) << msg;
+  msg = err("{\"n\": [1, 2");
+  EXPECT_EQ(msg.rfind("t.json: invalid JSON: ", 0), 0u) << msg;
+}
+
+TEST(SupportJSON, NonFiniteNumbersAreWrittenAsNullAndReadAsNaN) {
+  Inner in{std::nan(""), std::nullopt};
+  auto text = json::dump(json::toValue(in), -1);
+  ASSERT_TRUE(bool(text));
+  EXPECT_EQ(*text, R"({"x":null})");
+  auto v = json::parse(*text, "n.json");
+  Inner back{1.0, std::nullopt};
+  ASSERT_FALSE(bool(json::fromValue(json::Cursor(*v, "n.json"), back)));
+  EXPECT_TRUE(std::isnan(back.x));
+}
+
+} // namespace
