@@ -7,5 +7,6 @@
 #include "q2/Hamiltonian/JordanWigner.h"
 #include "q2/Hamiltonian/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
+#include "q2/Hamiltonian/TrotterError.h"
 
 #endif // Q2_HAMILTONIAN_HAMILTONIAN_H
