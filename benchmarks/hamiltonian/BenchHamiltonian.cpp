@@ -7,6 +7,11 @@
 // the median, min and max wall-clock times are printed. To time another stage
 // (e.g. the QPE program writer), append a Stage to `stages` in main().
 //
+// --large-sector: a synthetic dense NORB=10, NELEC=6 FCIDUMP (randomFCIDump,
+// sector dimension 14,400) through parse + Jordan-Wigner + exact solve; fails
+// (exit 1) unless the solve takes <= 10 s and the process peak RSS stays
+// <= 500 MB.
+//
 // Per file it also prints the Trotter plan of `--n-trotter auto` (order 1/2,
 // power time/repeat) at the default 3 mHa resolution target with the n_est
 // chosen by computeQPEParameters (docs/trotter-error.md).
@@ -18,6 +23,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <sys/resource.h>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -63,6 +69,58 @@ template <typename T> bool check(llvm::Expected<T> &v) {
   return false;
 }
 
+double peakRSSMiB() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_maxrss) / 1024.0; // kB on Linux
+}
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
+/// The exact solver on a dense NORB=10, NELEC=6 sector (14,400 states).
+int largeSector() {
+  auto t0 = std::chrono::steady_clock::now();
+  FCIDump d = randomFCIDump(10, 6, 2024);
+  std::string text = formatFCIDump(d);
+  double tGen = msSince(t0);
+  t0 = std::chrono::steady_clock::now();
+  auto parsed = parseFCIDumpBuffer(text, "random_10o6e.FCIDUMP", "random_10o6e");
+  if (!check(parsed))
+    return 1;
+  double tParse = msSince(t0);
+  t0 = std::chrono::steady_clock::now();
+  auto h = jordanWigner(*parsed);
+  if (!check(h))
+    return 1;
+  double tJW = msSince(t0);
+  double rssBefore = peakRSSMiB();
+  t0 = std::chrono::steady_clock::now();
+  auto r = exactSectorEnergies(*h);
+  if (!check(r))
+    return 1;
+  double tSolve = msSince(t0);
+  double rss = peakRSSMiB();
+  llvm::outs() << llvm::format(
+      "large sector: NORB=10 NELEC=6 dense random FCIDUMP (%zu bytes), %zu "
+      "Pauli terms\n"
+      "  generate %.0f ms, parse %.0f ms, Jordan-Wigner %.0f ms\n"
+      "  exact solve %.0f ms: sector dim %zu, %zu non-zeros, %s, %u "
+      "matrix-vector products, residual %.2e\n"
+      "  ground %.10f Ha, HF %.10f Ha\n"
+      "  peak RSS %.0f MiB (before the solve %.0f MiB)\n",
+      text.size(), h->terms.size(), tGen, tParse, tJW, tSolve, r->sectorDim,
+      r->nonZeros, r->iterative ? "Lanczos" : "dense", r->iterations,
+      r->residual, r->groundEnergy, r->hfEnergy, rss, rssBefore);
+  bool ok = tSolve <= 10000 && rss <= 500;
+  llvm::outs() << (ok ? "  within the targets (<= 10 s, <= 500 MB)\n"
+                      : "  FAILED the targets (<= 10 s, <= 500 MB)\n");
+  return ok ? 0 : 1;
+}
+
 /// The `--n-trotter auto` step counts at the default resolution target.
 bool printTrotterPlans(const QubitHamiltonian &h) {
   auto p = computeQPEParameters(h, std::nullopt);
@@ -103,9 +161,11 @@ int main(int argc, char **argv) {
       reps = unsigned(std::max(20l, std::strtol(argv[++i], nullptr, 10)));
     } else if (!std::strcmp(argv[i], "--all")) {
       all = true;
+    } else if (!std::strcmp(argv[i], "--large-sector")) {
+      return largeSector();
     } else if (argv[i][0] == '-') {
       llvm::errs() << "usage: bench-hamiltonian [--reps N (>= 20)] [--all] "
-                      "[FILE...]\n";
+                      "[FILE...] | --large-sector\n";
       return 2;
     } else {
       files.push_back(argv[i]);

@@ -7,7 +7,9 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <random>
 
 using namespace llvm;
 using namespace q2::hamiltonian::detail;
@@ -327,6 +329,66 @@ Expected<FCIDump> Parser::run(StringRef stem) {
 Expected<FCIDump> parseFCIDumpBuffer(StringRef contents, StringRef bufferName,
                                      StringRef stem) {
   return Parser(contents, bufferName).run(stem);
+}
+
+std::string formatFCIDump(const FCIDump &d) {
+  const unsigned n = d.norb;
+  std::string out = "&FCI\nNORB=" + std::to_string(n) + ",\nNELEC=" +
+                    std::to_string(d.nelec) + ",\nMS2=" + std::to_string(d.ms2) +
+                    ",\nUHF=.FALSE.,\nORBSYM=";
+  for (unsigned p = 0; p < n; ++p)
+    out += (d.orbsym.size() == n ? std::to_string(d.orbsym[p]) : "1") + ",";
+  out += "\nISYM=" + std::to_string(d.isym) + ",\n&END\n";
+  char line[96];
+  auto emit = [&](double v, unsigned i, unsigned j, unsigned k, unsigned l) {
+    std::snprintf(line, sizeof line, "%25.17E %4u %4u %4u %4u\n", v, i, j, k, l);
+    out += line;
+  };
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j <= i; ++j)
+      for (unsigned k = 0; k < n; ++k)
+        for (unsigned l = 0; l <= k; ++l) {
+          if (k * (k + 1) / 2 + l > i * (i + 1) / 2 + j)
+            continue;
+          double v = d.twoBody(i, j, k, l);
+          if (v != 0.0)
+            emit(v, i + 1, j + 1, k + 1, l + 1);
+        }
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j <= i; ++j)
+      if (d.oneBody(i, j) != 0.0)
+        emit(d.oneBody(i, j), i + 1, j + 1, 0, 0);
+  emit(d.coreEnergy, 0, 0, 0, 0);
+  return out;
+}
+
+FCIDump randomFCIDump(unsigned norb, unsigned nelec, uint64_t seed) {
+  FCIDump d;
+  d.name = "random_" + std::to_string(norb) + "o" + std::to_string(nelec) + "e";
+  d.norb = norb;
+  d.nelec = nelec;
+  d.ms2 = int(nelec % 2);
+  d.coreEnergy = 1.0;
+  const size_t n = norb;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uni(-1.0, 1.0);
+  d.h1.assign(n * n, 0.0);
+  for (size_t p = 0; p < n; ++p) {
+    d.h1[p * n + p] = -1.5 + uni(rng);
+    for (size_t q = 0; q < p; ++q)
+      d.h1[p * n + q] = d.h1[q * n + p] = 0.1 * uni(rng);
+  }
+  d.eri.assign(n * n * n * n, 0.0);
+  std::vector<double> B(n * n);
+  for (size_t L = 0; L < n; ++L) {
+    for (size_t p = 0; p < n; ++p)
+      for (size_t q = 0; q <= p; ++q)
+        B[p * n + q] = B[q * n + p] = (p == q ? 0.4 : 0.15) * uni(rng);
+    for (size_t pq = 0; pq < n * n; ++pq)
+      for (size_t rs = 0; rs < n * n; ++rs)
+        d.eri[pq * n * n + rs] += B[pq] * B[rs];
+  }
+  return d;
 }
 
 Expected<FCIDump> parseFCIDump(StringRef path) {
