@@ -234,6 +234,13 @@ ChildOutcome runChild(const std::vector<std::string> &args,
         out.signal = WTERMSIG(status);
       break;
     }
+    if (w < 0 && errno != EINTR) {
+      // E.g. SIGCHLD inherited as ignored: the child is reaped for us and
+      // its exit status is lost.
+      out.started = false;
+      out.error = std::string("cannot wait for psi4: ") + std::strerror(errno);
+      break;
+    }
     struct timespec tick = {0, 100 * 1000 * 1000};
     siginfo_t info;
     int sig = ::sigtimedwait(&waitSet, &info, &tick);

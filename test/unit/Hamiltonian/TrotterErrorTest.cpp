@@ -211,6 +211,24 @@ TEST(TrotterBound, CommutatorSumsMatchDensePauliDecomposition) {
   }
 }
 
+TEST(TrotterBound, WideRegistersGiveTheSameConstants) {
+  // Above 31 qubits the words take two 64-bit keys. Padding a Hamiltonian
+  // with idle qubits (at the front and the back, so that high bits are used)
+  // must not change the sums, which the 4-qubit case checks densely above.
+  QubitHamiltonian h = randomPauliSum(4, 20, 2);
+  QubitHamiltonian wide = h;
+  wide.numQubits = 4 + 40;
+  for (PauliTerm &t : wide.terms)
+    t.word = std::string(20, 'I') + t.word + std::string(20, 'I');
+  TrotterCommutators a = expectOk(trotterCommutators(h, 2));
+  TrotterCommutators b = expectOk(trotterCommutators(wide, 2));
+  DenseAlphas d = denseAlphas(h);
+  EXPECT_NEAR(b.alpha1, d.alpha1, 1e-10 * (1 + d.alpha1));
+  EXPECT_NEAR(b.nested, d.nested, 1e-10 * (1 + d.nested));
+  EXPECT_NEAR(b.selfNested, d.selfNested, 1e-10 * (1 + d.selfNested));
+  EXPECT_EQ(a.numTerms, b.numTerms);
+}
+
 TEST(TrotterBound, CollectingWordsIsTighterThanTermByTerm) {
   // In [B, [B, H_g]] two different pairs (m, k) can give the same word: with
   // A = Z0 Y1 first, the pairs (X0, X1) and (Y0 Y1, Z0 Z1) both give
