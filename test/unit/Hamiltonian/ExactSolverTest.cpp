@@ -278,6 +278,27 @@ TEST(ExactSolver, LanczosHandlesComplexAndNonConservingInput) {
             std::string::npos);
 }
 
+TEST(ExactSolver, SpinFlipConservesNButNotSz) {
+  // a+_{0 beta} a_{0 alpha} + h.c. = (X0 X1 + Y0 Y1) / 2 commutes with the
+  // total electron number but not with N_alpha and N_beta: the shortcut that
+  // skips the per-state leak check must not apply, on either solver path.
+  QubitHamiltonian h;
+  h.name = "spinflip";
+  h.numQubits = 4;
+  h.numElectrons = 1;
+  h.ms2 = 1;
+  h.terms = {{"XXII", 0.5}, {"YYII", 0.5}, {"ZIII", 0.2}, {"IIZI", -0.1}};
+  for (const ExactSolverOptions &o : {forceDense(), forceLanczos()}) {
+    std::string msg = errorOf(exactSectorEnergies(h, o));
+    EXPECT_NE(msg.find("does not conserve"), std::string::npos) << msg;
+  }
+  // Without the spin flip the same sector solves, and matches the dense
+  // projection.
+  h.terms = {{"XZXI", 0.5}, {"YZYI", 0.5}, {"ZIII", 0.2}, {"IIZI", -0.1}};
+  ExactResult r = expectOk(exactSectorEnergies(h, forceLanczos()));
+  EXPECT_NEAR(r.groundEnergy, sectorGround(denseMatrix(h), 4, 1, 0), 1e-12);
+}
+
 TEST(FCIDump, WriterRoundTripAndRandomIntegralsAreValid) {
   FCIDump d = randomFCIDump(5, 4, 7);
   std::string text = formatFCIDump(d);
