@@ -7,13 +7,19 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <random>
 
 using namespace llvm;
 using namespace q2::hamiltonian::detail;
 
 namespace q2::hamiltonian {
 namespace {
+
+/// Two lines giving the same integral must agree to this (Hartree): writers
+/// print a value once, so anything beyond print noise is a real conflict.
+constexpr double kDuplicateTolerance = 1e-12;
 
 struct Line {
   StringRef text;
@@ -247,6 +253,9 @@ Error Parser::parseIntegrals(FCIDump &d) {
   d.eri.assign(n * n * n * n, 0.0);
   bool haveCore = false;
   unsigned lastLine = headerLine;
+  const size_t nPairs = n * (n + 1) / 2;
+  std::vector<unsigned> eriLine(nPairs * (nPairs + 1) / 2, 0), h1Line(n * n, 0);
+  std::vector<double> eriSeen(eriLine.size(), 0.0), h1Seen(n * n, 0.0);
   for (size_t li = firstIntegralLine; li < lines.size(); ++li) {
     StringRef text = lines[li].text;
     unsigned ln = lines[li].number;
@@ -266,9 +275,13 @@ Error Parser::parseIntegrals(FCIDump &d) {
     if (f.size() > 5)
       return err(ln, "expected 'value i j k l', found " + Twine(f.size()) +
                          " fields");
-    auto value = parseReal(f[0]);
+    bool notFinite = false;
+    auto value = parseReal(f[0], &notFinite);
     if (!value)
-      return err(ln, "bad number '" + f[0] + "'");
+      return err(ln, notFinite ? "value '" + f[0] + "' is not a finite number"
+                               : "bad number '" + f[0] + "'");
+    if (std::fabs(*value) > kMaxCoefficientMagnitude)
+      return err(ln, "value " + fmt(*value) + ": " + magnitudeMessage(*value));
     long long idx[4];
     for (int k = 0; k < 4; ++k) {
       auto v = parseInteger(f[k + 1]);
@@ -280,8 +293,28 @@ Error Parser::parseIntegrals(FCIDump &d) {
       idx[k] = *v;
     }
     auto [i, j, k, l] = std::tie(idx[0], idx[1], idx[2], idx[3]);
+    // The same integral twice (up to the permutational symmetry): identical
+    // values (within kDuplicateTolerance) are fine, different ones are an
+    // error naming both lines.
+    auto checkDuplicate = [&](unsigned &seenLine, double &seenValue,
+                              const Twine &what) -> Error {
+      if (seenLine && std::fabs(seenValue - *value) > kDuplicateTolerance)
+        return err(ln, what + " = " + fmt(*value) + " conflicts with line " +
+                           Twine(seenLine) + " (" + fmt(seenValue) +
+                           "), the same integral up to permutation symmetry");
+      seenLine = ln;
+      seenValue = *value;
+      return Error::success();
+    };
     if (i && j && k && l) {
       size_t p = i - 1, q = j - 1, r = k - 1, s = l - 1;
+      size_t pq = p >= q ? p * (p + 1) / 2 + q : q * (q + 1) / 2 + p;
+      size_t rs = r >= s ? r * (r + 1) / 2 + s : s * (s + 1) / 2 + r;
+      size_t key = pq >= rs ? pq * (pq + 1) / 2 + rs : rs * (rs + 1) / 2 + pq;
+      if (Error e = checkDuplicate(eriLine[key], eriSeen[key],
+                                   "(" + Twine(i) + " " + Twine(j) + "|" +
+                                       Twine(k) + " " + Twine(l) + ")"))
+        return e;
       auto at = [&](size_t a, size_t b, size_t c, size_t e) -> double & {
         return d.eri[((a * n + b) * n + c) * n + e];
       };
@@ -289,6 +322,10 @@ Error Parser::parseIntegrals(FCIDump &d) {
       at(p, q, r, s) = at(q, p, r, s) = at(p, q, s, r) = at(q, p, s, r) = v;
       at(r, s, p, q) = at(s, r, p, q) = at(r, s, q, p) = at(s, r, q, p) = v;
     } else if (i && j && !k && !l) {
+      size_t key = std::max(i, j) * n + std::min(i, j) - n - 1;
+      if (Error e = checkDuplicate(h1Line[key], h1Seen[key],
+                                   "h(" + Twine(i) + "," + Twine(j) + ")"))
+        return e;
       d.h1[(i - 1) * n + (j - 1)] = d.h1[(j - 1) * n + (i - 1)] = *value;
     } else if (i && !j && !k && !l) {
       // Orbital energy: not part of the Hamiltonian.
@@ -327,6 +364,66 @@ Expected<FCIDump> Parser::run(StringRef stem) {
 Expected<FCIDump> parseFCIDumpBuffer(StringRef contents, StringRef bufferName,
                                      StringRef stem) {
   return Parser(contents, bufferName).run(stem);
+}
+
+std::string formatFCIDump(const FCIDump &d) {
+  const unsigned n = d.norb;
+  std::string out = "&FCI\nNORB=" + std::to_string(n) + ",\nNELEC=" +
+                    std::to_string(d.nelec) + ",\nMS2=" + std::to_string(d.ms2) +
+                    ",\nUHF=.FALSE.,\nORBSYM=";
+  for (unsigned p = 0; p < n; ++p)
+    out += (d.orbsym.size() == n ? std::to_string(d.orbsym[p]) : "1") + ",";
+  out += "\nISYM=" + std::to_string(d.isym) + ",\n&END\n";
+  char line[96];
+  auto emit = [&](double v, unsigned i, unsigned j, unsigned k, unsigned l) {
+    std::snprintf(line, sizeof line, "%25.17E %4u %4u %4u %4u\n", v, i, j, k, l);
+    out += line;
+  };
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j <= i; ++j)
+      for (unsigned k = 0; k < n; ++k)
+        for (unsigned l = 0; l <= k; ++l) {
+          if (k * (k + 1) / 2 + l > i * (i + 1) / 2 + j)
+            continue;
+          double v = d.twoBody(i, j, k, l);
+          if (v != 0.0)
+            emit(v, i + 1, j + 1, k + 1, l + 1);
+        }
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j <= i; ++j)
+      if (d.oneBody(i, j) != 0.0)
+        emit(d.oneBody(i, j), i + 1, j + 1, 0, 0);
+  emit(d.coreEnergy, 0, 0, 0, 0);
+  return out;
+}
+
+FCIDump randomFCIDump(unsigned norb, unsigned nelec, uint64_t seed) {
+  FCIDump d;
+  d.name = "random_" + std::to_string(norb) + "o" + std::to_string(nelec) + "e";
+  d.norb = norb;
+  d.nelec = nelec;
+  d.ms2 = int(nelec % 2);
+  d.coreEnergy = 1.0;
+  const size_t n = norb;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uni(-1.0, 1.0);
+  d.h1.assign(n * n, 0.0);
+  for (size_t p = 0; p < n; ++p) {
+    d.h1[p * n + p] = -1.5 + uni(rng);
+    for (size_t q = 0; q < p; ++q)
+      d.h1[p * n + q] = d.h1[q * n + p] = 0.1 * uni(rng);
+  }
+  d.eri.assign(n * n * n * n, 0.0);
+  std::vector<double> B(n * n);
+  for (size_t L = 0; L < n; ++L) {
+    for (size_t p = 0; p < n; ++p)
+      for (size_t q = 0; q <= p; ++q)
+        B[p * n + q] = B[q * n + p] = (p == q ? 0.4 : 0.15) * uni(rng);
+    for (size_t pq = 0; pq < n * n; ++pq)
+      for (size_t rs = 0; rs < n * n; ++rs)
+        d.eri[pq * n * n + rs] += B[pq] * B[rs];
+  }
+  return d;
 }
 
 Expected<FCIDump> parseFCIDump(StringRef path) {

@@ -139,7 +139,15 @@ Expected<QubitHamiltonian> jordanWigner(const FCIDump &d) {
   unsigned nb = d.nelec - na;
   h.hfOccupation = hartreeFockOccupation(nq, na, nb);
   h.terms.reserve(sum.size());
+  double norm = 0;
   for (auto &[mask, c] : sum) {
+    // Integrals beyond kMaxCoefficientMagnitude are refused by the reader;
+    // a hand-made FCIDump could still overflow here.
+    if (!std::isfinite(c.real()) || !std::isfinite(c.imag()))
+      return plainError("jordanWigner(" + d.name + "): the coefficient of " +
+                        toWord(mask, nq) + " is not finite (integrals too "
+                        "large or not finite)");
+    norm += std::abs(c);
     // A Hermitian operator with real integrals has real Pauli coefficients;
     // anything else means broken input (or a bug) and must not be dropped.
     if (std::fabs(c.imag()) > 1e-10)
@@ -148,6 +156,9 @@ Expected<QubitHamiltonian> jordanWigner(const FCIDump &d) {
                         fmt(c.real()) + " + " + fmt(c.imag()) + "i)");
     h.terms.push_back({toWord(mask, nq), c.real()});
   }
+  if (!std::isfinite(norm))
+    return plainError("jordanWigner(" + d.name + "): the 1-norm of the "
+                      "qubit Hamiltonian overflows");
   canonicalizeTerms(h.terms);
   return h;
 }

@@ -45,6 +45,11 @@ computeQPEParameters(const QubitHamiltonian &h, std::optional<unsigned> nEst,
   if (!std::isfinite(targetResolution) || !(targetResolution > 0))
     return plainError("QPE target resolution must be a positive number, got " +
                       fmt(targetResolution));
+  if (!window && (!std::isfinite(h.oneNorm()) ||
+                  !std::isfinite(h.identityCoeff())))
+    return plainError("QPE window: the 1-norm of " +
+                      (h.name.empty() ? std::string("the Hamiltonian") : h.name) +
+                      " is not finite (coefficients too large)");
   auto [lo, hi] = window ? *window : defaultWindow(h);
   if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
     return plainError("QPE energy window [" + fmt(lo) + ", " + fmt(hi) +

@@ -142,6 +142,21 @@ static std::optional<std::string> checkElectrons(const QubitHamiltonian &h) {
   return std::nullopt;
 }
 
+/// Two entries of the same Pauli word must agree to this; anything else is
+/// a conflict (the readers refuse it instead of summing).
+static constexpr double kDuplicateTermTolerance = 1e-12;
+
+/// "X0 Z1" (or "[]" for the identity), for messages.
+static std::string
+describeOps(const std::vector<std::pair<unsigned, char>> &ops) {
+  std::vector<std::pair<unsigned, char>> sorted = ops;
+  std::sort(sorted.begin(), sorted.end());
+  std::string s;
+  for (auto [q, l] : sorted)
+    s += (s.empty() ? "" : " ") + std::string(1, l) + std::to_string(q);
+  return s.empty() ? "[]" : s;
+}
+
 //===----------------------------------------------------------------------===//
 // JSON
 //===----------------------------------------------------------------------===//
@@ -234,6 +249,13 @@ Expected<QubitHamiltonian> parseQubitHamiltonianJSONBuffer(StringRef contents,
     else if (size_t c2 = what.find(": "); c2 != std::string::npos)
       what = what.substr(c2 + 2);
     return locError(file, lineOfOffset(contents, off), "malformed JSON: " + what);
+  } catch (const json::out_of_range &e) {
+    // 406: a number literal beyond the double range ("1e400").
+    std::string what = e.what();
+    if (size_t c = what.find("] "); c != std::string::npos)
+      what = what.substr(c + 2);
+    return locError(file, tracker.lastToken,
+                    "non-finite coefficient: " + what);
   } catch (const json::exception &e) {
     return locError(file, tracker.line, Twine("malformed JSON: ") + e.what());
   }
@@ -304,6 +326,7 @@ Expected<QubitHamiltonian> parseQubitHamiltonianJSONBuffer(StringRef contents,
     return locError(file, keyLine("terms"), "\"terms\" must be an array of "
                                             "[\"PAULIWORD\", coefficient] pairs");
   size_t idx = 0;
+  std::map<std::string, std::pair<unsigned, double>> firstSeen; // line, coeff
   for (const json &t : *termsIt) {
     unsigned ln = idx < termLines.size() ? termLines[idx] : keyLine("terms");
     ++idx;
@@ -319,6 +342,19 @@ Expected<QubitHamiltonian> parseQubitHamiltonianJSONBuffer(StringRef contents,
     double c = t[1].get<double>();
     if (!std::isfinite(c))
       return locError(file, ln, "non-finite coefficient");
+    if (std::fabs(c) > kMaxCoefficientMagnitude)
+      return locError(file, ln, "coefficient " + fmt(c) + ": " +
+                                    magnitudeMessage(c));
+    auto [it, fresh] = firstSeen.try_emplace(word, ln, c);
+    if (!fresh) {
+      if (std::fabs(it->second.second - c) > kDuplicateTermTolerance)
+        return locError(file, ln, "Pauli word " + word + " again, with " +
+                                      "coefficient " + fmt(c) +
+                                      ", conflicting with line " +
+                                      Twine(it->second.first) + " (" +
+                                      fmt(it->second.second) + ")");
+      continue; // an identical duplicate counts once
+    }
     h.terms.push_back({std::move(word), c});
   }
   canonicalizeTerms(h.terms);
@@ -385,6 +421,13 @@ Error writeQubitHamiltonianJSON(const QubitHamiltonian &h, StringRef path) {
 
 /// Parses "c", "(a+bj)", "(a-bj)", "a+bj"; the imaginary part must vanish.
 static std::optional<double> parseOFCoefficient(StringRef tok, std::string &why) {
+  auto parseReal = [&why](StringRef t) {
+    bool notFinite = false;
+    auto v = detail::parseReal(t, &notFinite);
+    if (notFinite)
+      why = "not a finite number";
+    return v;
+  };
   tok = tok.trim();
   if (tok.consume_front("(") && !tok.consume_back(")")) {
     why = "unbalanced parenthesis";
@@ -403,7 +446,8 @@ static std::optional<double> parseOFCoefficient(StringRef tok, std::string &why)
     if (split == StringRef::npos) { // pure imaginary "0.5j"
       auto im = parseReal(body);
       if (!im) {
-        why = "bad number";
+        if (why.empty())
+          why = "bad number";
         return std::nullopt;
       }
       if (std::fabs(*im) > 1e-10) {
@@ -415,7 +459,8 @@ static std::optional<double> parseOFCoefficient(StringRef tok, std::string &why)
     auto re = parseReal(body.take_front(split));
     auto im = parseReal(body.drop_front(split));
     if (!re || !im) {
-      why = "bad number";
+      if (why.empty())
+        why = "bad number";
       return std::nullopt;
     }
     if (std::fabs(*im) > 1e-10) {
@@ -425,7 +470,7 @@ static std::optional<double> parseOFCoefficient(StringRef tok, std::string &why)
     return *re;
   }
   auto v = parseReal(tok);
-  if (!v)
+  if (!v && why.empty())
     why = "bad number";
   return v;
 }
@@ -503,6 +548,9 @@ Expected<QubitHamiltonian> parseOpenFermionTermsBuffer(StringRef contents,
     auto c = parseOFCoefficient(toks[0], why);
     if (!c)
       return locError(file, ln, why + " in coefficient '" + toks[0] + "'");
+    if (std::fabs(*c) > kMaxCoefficientMagnitude)
+      return locError(file, ln, "coefficient " + fmt(*c) + ": " +
+                                    magnitudeMessage(*c));
     RawTerm t{{}, *c, ln};
     uint64_t seen = 0;
     for (StringRef op : ArrayRef<StringRef>(toks).drop_front()) {
@@ -538,10 +586,22 @@ Expected<QubitHamiltonian> parseOpenFermionTermsBuffer(StringRef contents,
     n = *declaredQubits;
   }
   h.numQubits = n;
+  std::map<std::string, std::pair<unsigned, double>> firstSeen; // line, coeff
   for (RawTerm &t : raw) {
     std::string w(n, 'I');
     for (auto [q, l] : t.ops)
       w[q] = l;
+    // "X0 Z1" and "Z1 X0" are the same word.
+    auto [it, fresh] = firstSeen.try_emplace(w, t.line, t.coeff);
+    if (!fresh) {
+      if (std::fabs(it->second.second - t.coeff) > kDuplicateTermTolerance)
+        return locError(file, t.line,
+                        "Pauli term " + describeOps(t.ops) + " again, with " +
+                            "coefficient " + fmt(t.coeff) +
+                            ", conflicting with line " + Twine(it->second.first) +
+                            " (" + fmt(it->second.second) + ")");
+      continue; // an identical duplicate counts once
+    }
     h.terms.push_back({std::move(w), t.coeff});
   }
   canonicalizeTerms(h.terms);

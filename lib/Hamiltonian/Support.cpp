@@ -1,9 +1,11 @@
 //===- Support.cpp - Private helpers of the Hamiltonian library -----------===//
 #include "Support.h"
+#include "q2/Hamiltonian/QubitHamiltonian.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 using namespace llvm;
@@ -17,7 +19,9 @@ Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef path) {
   return std::move(*buf);
 }
 
-std::optional<double> parseReal(StringRef text) {
+std::optional<double> parseReal(StringRef text, bool *notFinite) {
+  if (notFinite)
+    *notFinite = false;
   text = text.trim();
   if (text.starts_with("+"))
     text = text.drop_front();
@@ -29,9 +33,27 @@ std::optional<double> parseReal(StringRef text) {
     tmp[i] = (text[i] == 'D' || text[i] == 'd') ? 'e' : text[i];
   double v = 0;
   auto [end, ec] = std::from_chars(tmp, tmp + text.size(), v);
-  if (ec != std::errc() || end != tmp + text.size() || !std::isfinite(v))
+  if (end != tmp + text.size())
     return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars leaves v alone on a range error: ask strtod which side.
+    tmp[text.size()] = 0;
+    v = std::strtod(tmp, nullptr); // +-HUGE_VAL on overflow, ~0 on underflow
+  } else if (ec != std::errc()) {
+    return std::nullopt;
+  }
+  if (!std::isfinite(v)) {
+    if (notFinite)
+      *notFinite = true;
+    return std::nullopt;
+  }
   return v;
+}
+
+std::string magnitudeMessage(double v) {
+  return "magnitude " + fmt(std::fabs(v)) + " exceeds " +
+         fmt(kMaxCoefficientMagnitude) +
+         " Hartree (the limit for integrals and coefficients)";
 }
 
 std::string fmt(double v) {

@@ -29,8 +29,14 @@ inline llvm::Error plainError(const llvm::Twine &msg) {
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readFile(llvm::StringRef path);
 
 /// Parses a real number, also with a Fortran 'D' exponent and a leading '+'.
-/// Rejects trailing garbage, NaN and infinities.
-std::optional<double> parseReal(llvm::StringRef text);
+/// Rejects trailing garbage, NaN and infinities; \p notFinite (if given) is
+/// set when the text is a number that is not finite as a double ("1e400",
+/// "inf", "nan").
+std::optional<double> parseReal(llvm::StringRef text, bool *notFinite = nullptr);
+
+/// The largest |value| accepted for an integral or a Pauli coefficient, in
+/// Hartree (see kMaxCoefficientMagnitude in QubitHamiltonian.h).
+std::string magnitudeMessage(double v);
 
 /// Formats a double for messages ("%.10g").
 std::string fmt(double v);

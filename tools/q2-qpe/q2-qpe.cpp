@@ -112,245 +112,45 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
-/// Element symbol -> nuclear charge (H..Kr, the range of STO-3G).
-static int atomicNumber(StringRef sym) {
-  static const char *const elements[] = {
-      "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg",
-      "Al", "Si", "P",  "S",  "Cl", "Ar", "K",  "Ca", "Sc", "Ti", "V",  "Cr",
-      "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr"};
-  for (unsigned i = 0; i < std::size(elements); ++i)
-    if (sym.equals_insensitive(elements[i]))
-      return i + 1;
-  return 0;
-}
-
-namespace {
-struct MoleculeSpec {
-  std::vector<std::string> atoms; ///< "Sym x y z" lines for psi4.
-  int nuclearCharge = 0;
-};
-} // namespace
-
-/// Reads an XYZ file: either the standard form (count, comment, atoms) or
-/// bare "Sym x y z" lines. Errors are `file:line: ...`.
-static Expected<MoleculeSpec> readXYZ(StringRef path) {
-  auto buf = MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf)
-    return createStringError(buf.getError(), "%s: cannot read file: %s",
-                             path.str().c_str(),
-                             buf.getError().message().c_str());
-  SmallVector<StringRef> lines;
-  (*buf)->getBuffer().split(lines, '\n');
-  MoleculeSpec m;
-  unsigned first = 0;
-  std::optional<unsigned> count;
-  unsigned n;
-  if (!lines.empty() && !lines[0].trim().getAsInteger(10, n)) {
-    count = n;
-    first = 2; // skip the comment line
-  }
-  for (unsigned i = first; i < lines.size(); ++i) {
-    StringRef line = lines[i].trim();
-    if (line.empty() || line.starts_with("#"))
-      continue;
-    auto err = [&](const Twine &msg) {
-      return createStringError(inconvertibleErrorCode(),
-                               path + ":" + Twine(i + 1) + ": " + msg);
-    };
-    SmallVector<StringRef> f;
-    line.split(f, ' ', -1, /*KeepEmpty=*/false);
-    if (f.size() == 1 && line.contains('\t'))
-      line.split(f, '\t', -1, false);
-    if (f.size() != 4)
-      return err("expected 'Element x y z', got '" + line + "'");
-    int z = atomicNumber(f[0]);
-    if (!z)
-      return err("unknown element '" + f[0] + "' (supported: H..Kr)");
-    for (unsigned c = 1; c < 4; ++c) {
-      double v;
-      if (f[c].getAsDouble(v))
-        return err("bad coordinate '" + f[c] + "'");
-    }
-    m.atoms.push_back((f[0] + " " + f[1] + " " + f[2] + " " + f[3]).str());
-    m.nuclearCharge += z;
-  }
-  if (m.atoms.empty())
-    return createStringError(inconvertibleErrorCode(),
-                             path + ": no atoms in XYZ file");
-  if (count && *count != m.atoms.size())
-    return createStringError(inconvertibleErrorCode(),
-                             path + ":1: atom count " + Twine(*count) +
-                                 " but " + Twine(m.atoms.size()) +
-                                 " atom lines");
-  return m;
-}
-
-static std::string tailOfFile(StringRef path, unsigned nLines) {
-  auto buf = MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf)
-    return "";
-  SmallVector<StringRef> lines;
-  (*buf)->getBuffer().rtrim().split(lines, '\n');
-  std::string out;
-  unsigned from = lines.size() > nLines ? lines.size() - nLines : 0;
-  for (unsigned i = from; i < lines.size(); ++i)
-    out += ("    " + lines[i] + "\n").str();
-  return out;
-}
-
-namespace {
-/// Removes the psi4 work directory on every exit path.
-struct TempDir {
-  SmallString<128> path;
-  ~TempDir() {
-    if (!path.empty())
-      sys::fs::remove_directories(path);
-  }
-};
-} // namespace
-
-/// Runs psi4 (via psi4_fcidump.py) for the --molecule options; returns the
-/// path of the FCIDUMP in `work` and psi4's own energies in `psi4Result`.
-static Expected<std::string> runPsi4(const char *argv0, TempDir &work,
+/// Runs psi4 (via psi4_fcidump.py, see q2/Hamiltonian/Psi4.h) for the
+/// --molecule options; returns the path of the FCIDUMP, which `run` owns, and
+/// psi4's own energies in `psi4Result`.
+static Expected<std::string> runPsi4(const char *argv0,
+                                     std::unique_ptr<ham::Psi4Run> &run,
                                      nlohmann::json &psi4Result) {
-  auto argErr = [](const Twine &msg) {
-    return createStringError(inconvertibleErrorCode(), msg);
-  };
-  // Validate everything before running anything.
   if (!inputFile.empty())
-    return argErr("give either a Hamiltonian file or --molecule, not both");
-  if (!charge.getNumOccurrences())
-    return argErr("--molecule needs --charge (total charge, an integer)");
-  int q;
-  if (StringRef(charge).trim().getAsInteger(10, q))
-    return argErr("--charge must be an integer, got '" + charge + "'");
-  if (multiplicity != 1)
-    return argErr("--multiplicity " + Twine(multiplicity.getValue()) +
-                  " is not supported: the psi4 path runs closed-shell RHF "
-                  "(multiplicity 1)");
-  if (!active.getNumOccurrences())
-    return argErr("--molecule needs --active NE,NO");
-  unsigned ne, no;
-  {
-    auto [a, b] = StringRef(active).split(',');
-    if (a.trim().getAsInteger(10, ne) || b.trim().getAsInteger(10, no))
-      return argErr("--active must be NE,NO (two non-negative integers), "
-                    "got '" + active + "'");
-  }
-  if (ne < 1 || no < 1 || ne > 2 * no)
-    return argErr("--active " + Twine(ne) + "," + Twine(no) +
-                  ": need 1 <= NE <= 2*NO and NO >= 1");
-  // 2*NO qubits; the exact solver and the program builder are for small
-  // active spaces anyway.
-  if (no > 16)
-    return argErr("--active: NO = " + Twine(no) +
-                  " orbitals (" + Twine(2 * no) +
-                  " qubits) is too large; at most 16");
-  if (StringRef(basis).trim().empty() ||
-      StringRef(basis).find_first_of("\"'\n\\") != StringRef::npos)
-    return argErr("--basis: bad basis set name '" + basis + "'");
-  Expected<MoleculeSpec> mol = readXYZ(molecule);
-  if (!mol)
-    return mol.takeError();
-  int nTotal = mol->nuclearCharge - q;
-  if (nTotal <= 0)
-    return argErr(molecule + ": charge " + Twine(q) + " leaves " +
-                  Twine(nTotal) + " electrons");
-  if (nTotal % 2)
-    return argErr(molecule + ": " + Twine(nTotal) +
-                  " electrons (charge " + Twine(q) +
-                  ") is odd; multiplicity 1 needs an even count");
-  if (int(ne) > nTotal || (nTotal - int(ne)) % 2)
-    return argErr("--active: NE = " + Twine(ne) + " does not fit " +
-                  Twine(nTotal) + " electrons (N - NE must be even and >= 0)");
-
-  ErrorOr<std::string> psi4 = sys::findProgramByName("psi4");
+    return createStringError(inconvertibleErrorCode(),
+                             "give either a Hamiltonian file or --molecule, "
+                             "not both");
+  // Validate everything before running anything.
+  ham::Psi4Request req;
+  req.xyzPath = molecule;
+  if (charge.getNumOccurrences())
+    req.charge = charge;
+  req.multiplicity = multiplicity;
+  if (active.getNumOccurrences())
+    req.active = active;
+  req.basis = basis;
+  Expected<ham::Psi4Job> job = ham::validatePsi4Request(req);
+  if (!job)
+    return job.takeError();
+  Expected<std::string> psi4 = ham::findPsi4();
   if (!psi4)
-    return argErr("--molecule needs psi4 (not found on PATH); install it "
-                  "with `apt-get install psi4` (Debian), or pass an FCIDUMP");
-  std::string exe = sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&atomicNumber));
-  SmallString<256> script(sys::path::parent_path(exe));
-  sys::path::append(script, "psi4_fcidump.py");
-  if (!sys::fs::exists(script))
-    return argErr("psi4 driver script '" + script +
-                  "' not found (it is installed next to q2-qpe)");
-
-  if (std::error_code ec =
-          sys::fs::createUniqueDirectory("q2-qpe-psi4", work.path))
-    return argErr("cannot create a temporary directory: " + ec.message());
-  auto inWork = [&](StringRef name) {
-    SmallString<256> p(work.path);
-    sys::path::append(p, name);
-    return std::string(p);
-  };
-  std::string fcidump =
-      inWork((sys::path::stem(molecule) + ".FCIDUMP").str());
-  std::string result = inWork("result.json"), output = inWork("output.dat");
-  std::string input = inWork("input.py"), log = inWork("psi4.log");
-  nlohmann::json params = {{"atoms", mol->atoms},
-                           {"charge", q},
-                           {"multiplicity", multiplicity.getValue()},
-                           {"basis", StringRef(basis).trim().str()},
-                           {"active_electrons", ne},
-                           {"active_orbitals", no},
-                           {"fcidump", fcidump},
-                           {"result", result},
-                           {"psi4_output", output},
-                           {"workdir", std::string(work.path)}};
-  std::string paramsPath = inWork("params.json");
-  if (Error e = writeToOutput(paramsPath, [&](raw_ostream &os) {
-        os << params.dump(2) << "\n";
-        return Error::success();
-      }))
-    return std::move(e);
-  // The psi4 input: plain Python (run with -k), paths as JSON strings, which
-  // are valid Python string literals.
-  if (Error e = writeToOutput(input, [&](raw_ostream &os) {
-        os << "Q2_PARAMS_FILE = " << nlohmann::json(paramsPath).dump() << "\n"
-           << "_q2_script = " << nlohmann::json(std::string(script)).dump()
-           << "\n"
-           << "exec(compile(open(_q2_script).read(), _q2_script, 'exec'))\n";
-        return Error::success();
-      }))
-    return std::move(e);
-
-  SmallVector<StringRef> args = {*psi4, "-k", "-n", "1", "-s", work.path,
-                                 "-i", input, "-o", output};
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
-                                          StringRef(log)};
-  std::string execErr;
-  int rc = sys::ExecuteAndWait(*psi4, args, std::nullopt, redirects, 0, 0,
-                               &execErr);
-  if (rc != 0 || !sys::fs::exists(result)) {
-    std::string msg = "psi4 failed (" +
-                      (rc < 0 ? execErr : "exit code " + std::to_string(rc)) +
-                      ")";
-    std::string why = tailOfFile(result + ".err", 5);
-    if (!why.empty())
-      msg += "\n  " + StringRef(why).trim().str();
-    std::string tail = tailOfFile(output, 15);
-    if (!tail.empty())
-      msg += "\n  tail of psi4's output:\n" + tail;
-    tail = tailOfFile(log, 10);
-    if (!tail.empty())
-      msg += "  tail of psi4's stdout/stderr:\n" + tail;
-    return argErr(StringRef(msg).rtrim());
-  }
-  auto resBuf = MemoryBuffer::getFile(result);
-  if (!resBuf)
-    return argErr(result + ": cannot read psi4 result");
-  psi4Result = nlohmann::json::parse((*resBuf)->getBuffer().str(), nullptr,
+    return psi4.takeError();
+  auto r = ham::runPsi4(
+      *job, *psi4,
+      ham::defaultPsi4Script(argv0, reinterpret_cast<void *>(&fail)));
+  if (!r)
+    return r.takeError();
+  run = std::move(*r);
+  psi4Result = nlohmann::json::parse(run->resultJSON(), nullptr,
                                      /*allow_exceptions=*/false);
-  if (psi4Result.is_discarded() || !psi4Result.contains("ci_energy"))
-    return argErr(result + ": malformed psi4 result");
   errs() << formatv("q2-qpe: psi4 ({0}, {1}): RHF {2:F10} Ha, CI ({3}e,{4}o, "
                     "{5} frozen core) {6:F10} Ha\n",
-                    molecule, StringRef(basis).trim(),
-                    psi4Result["scf_energy"].get<double>(), ne, no,
-                    psi4Result["n_core"].get<int>(),
-                    psi4Result["ci_energy"].get<double>());
-  return fcidump;
+                    molecule, job->basis, run->scfEnergy(),
+                    job->active.electrons, job->active.orbitals,
+                    run->frozenCore(), run->ciEnergy());
+  return run->fcidumpPath();
 }
 
 static int printInfo(const ham::QubitHamiltonian &h,
@@ -414,11 +214,11 @@ int main(int argc, char **argv) {
       "q2-qpe: writes the stage-0 QPE program (MLIR) for a Hamiltonian\n\n"
       "Inputs: FCIDUMP (psi4, PySCF, Molpro), qubit-Hamiltonian JSON, or\n"
       "OpenFermion-style term lines ('-0.045 X0 X1 Y2 Y3').\n");
-  TempDir psi4Work;
+  std::unique_ptr<ham::Psi4Run> psi4Run;
   nlohmann::json psi4Result;
   std::string hamFile = inputFile;
   if (molecule.getNumOccurrences()) {
-    Expected<std::string> f = runPsi4(argv[0], psi4Work, psi4Result);
+    Expected<std::string> f = runPsi4(argv[0], psi4Run, psi4Result);
     if (!f)
       return fail(toString(f.takeError()));
     hamFile = *f;

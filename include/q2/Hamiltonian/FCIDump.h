@@ -58,6 +58,19 @@ llvm::Expected<FCIDump> parseFCIDumpBuffer(llvm::StringRef contents,
                                            llvm::StringRef bufferName,
                                            llvm::StringRef stem = "");
 
+/// The file text in the Knowles-Handy layout of psi4_fcidump.py: the unique
+/// two-electron integrals (i>=j, k>=l, ij>=kl), then `i j 0 0` (i>=j), then
+/// the core energy; zeros are omitted and values have 17 significant digits,
+/// so parseFCIDumpBuffer gives back the same numbers.
+std::string formatFCIDump(const FCIDump &d);
+
+/// Synthetic integrals for tests and benchmarks: every integral non-zero
+/// (a "dense" FCIDUMP), h symmetric with h_pp in [-2.5, -0.5] and off-diagonal
+/// |h_pq| <= 0.1, (pq|rs) = sum_L B^L_pq B^L_rs with random symmetric B^L
+/// (so the ERI matrix is positive semidefinite, like a real one), core 1.0,
+/// MS2 = NELEC mod 2. Deterministic in \p seed.
+FCIDump randomFCIDump(unsigned norb, unsigned nelec, uint64_t seed);
+
 } // namespace q2::hamiltonian
 
 #endif // Q2_HAMILTONIAN_FCIDUMP_H

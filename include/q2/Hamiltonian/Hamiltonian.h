@@ -5,7 +5,10 @@
 #include "q2/Hamiltonian/ExactSolver.h"
 #include "q2/Hamiltonian/FCIDump.h"
 #include "q2/Hamiltonian/JordanWigner.h"
+#include "q2/Hamiltonian/Molecule.h"
+#include "q2/Hamiltonian/Psi4.h"
 #include "q2/Hamiltonian/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
+#include "q2/Hamiltonian/TrotterError.h"
 
 #endif // Q2_HAMILTONIAN_HAMILTONIAN_H

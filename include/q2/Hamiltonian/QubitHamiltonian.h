@@ -38,6 +38,13 @@ namespace q2::hamiltonian {
 /// masks and sector states as 64-bit integers.
 constexpr unsigned kMaxQubits = 62;
 
+/// Every reader refuses an FCIDUMP integral or a Pauli coefficient whose
+/// magnitude exceeds this (Hartree): no molecular Hamiltonian comes near it
+/// (the nuclear repulsion of a 100-atom organic molecule is ~1e4 Ha), and
+/// below it every derived quantity (Jordan-Wigner coefficients, 1-norm,
+/// commutator norms) stays far from overflow.
+constexpr double kMaxCoefficientMagnitude = 1e6;
+
 struct PauliTerm {
   std::string word; ///< word[i] in "IXYZ" acts on qubit i (qubit 0 = leftmost)
   double coeff;

@@ -144,6 +144,81 @@ TEST(BadInput, MalformedOpenFermionText) {
       ".txt");
 }
 
+TEST(BadInput, HugeAndNonFiniteValues) {
+  std::string h2 = kH2;
+  checkBad(
+      {
+          // 1e300 used to give "exact ground 0.0000000000".
+          {"huge_eri", replaceLine(h2, 10, "  1.0E+300 2 1 2 1"), 10, "exceeds 1000000 Hartree"},
+          {"huge_h1", replaceLine(h2, 13, " -2.0D+06 1 1 0 0"), 13, "magnitude 2000000 exceeds"},
+          {"huge_core", replaceLine(h2, 15, " 1.5e7 0 0 0 0"), 15, "exceeds 1000000 Hartree"},
+          {"overflow", replaceLine(h2, 11, "  1.0E+400 2 2 1 1"), 11, "'1.0E+400' is not a finite number"},
+          {"inf", replaceLine(h2, 11, "  inf 2 2 1 1"), 11, "is not a finite number"},
+          {"nan", replaceLine(h2, 12, "  NaN 2 2 2 2"), 12, "is not a finite number"},
+      },
+      ".FCIDUMP");
+  // Just below the limit is accepted.
+  EXPECT_TRUE(!!parseFCIDumpBuffer(replaceLine(h2, 15, " 9.9e5 0 0 0 0"), "ok"));
+  // A value underflowing to zero is harmless.
+  EXPECT_TRUE(!!parseFCIDumpBuffer(replaceLine(h2, 10, "  1.0E-400 2 1 2 1"), "ok"));
+  std::string json = "{\n \"n_qubits\": 1,\n \"terms\": [\n  [\"Z\", 1e400],\n"
+                     "  [\"X\", 2e6]\n ]\n}\n";
+  checkBad(
+      {
+          {"json_overflow", json, 4, "non-finite coefficient"},
+          {"json_huge", replaceLine(json, 4, "  [\"Z\", 1.0],"), 5, "exceeds 1000000 Hartree"},
+      },
+      ".json");
+  checkBad(
+      {
+          {"of_overflow", "0.5 Z0\n1e999 X0\n", 2, "not a finite number in coefficient '1e999'"},
+          {"of_inf", "(inf+0j) [Z0]\n", 1, "not a finite number"},
+          {"of_huge", "0.5 Z0\n-3e6 X0\n", 2, "magnitude 3000000 exceeds"},
+      },
+      ".txt");
+  // A hand-made FCIDump past the reader: the JW coefficients overflow.
+  FCIDump d = expectOk(parseFCIDumpBuffer(kH2, "h2"));
+  d.h1[0] = 1e308;
+  d.eri[0] = 1e308;
+  d.coreEnergy = 1e308;
+  std::string msg = errorOf(jordanWigner(d));
+  EXPECT_NE(msg.find("not finite"), std::string::npos) << msg;
+}
+
+TEST(BadInput, ConflictingDuplicates) {
+  std::string h2 = kH2;
+  // (21|21) again as (12|21) with another value; h_11 twice; (22|11) given
+  // as (11|22) with another value.
+  checkBad(
+      {
+          {"eri", h2 + "  0.2 1 2 2 1\n", 16, "(1 2|2 1) = 0.2 conflicts with line 10 (0.1812888082)"},
+          {"eri_swap", replaceLine(h2, 12, "  0.6 1 1 2 2"), 12, "conflicts with line 11"},
+          {"h1", replaceLine(h2, 14, " -1.25 1 1 0 0"), 14, "h(1,1) = -1.25 conflicts with line 13"},
+      },
+      ".FCIDUMP");
+  // Identical duplicates, in any of the 8 permutations, are accepted.
+  std::string dup = replaceLine(h2, 15, "  1.812888082311108E-01 1 2 1 2\n"
+                                        "  6.634680963627120E-01 1 1 2 2\n"
+                                        " -1.252463573353304E+00 1 1 0 0\n"
+                                        "  7.137539933504182E-01 0 0 0 0");
+  QubitHamiltonian a = expectOk(jordanWigner(expectOk(parseFCIDumpBuffer(dup, "dup"))));
+  QubitHamiltonian b = expectOk(jordanWigner(expectOk(parseFCIDumpBuffer(kH2, "h2"))));
+  ASSERT_EQ(a.terms.size(), b.terms.size());
+  for (size_t i = 0; i < a.terms.size(); ++i)
+    EXPECT_EQ(a.terms[i].coeff, b.terms[i].coeff) << a.terms[i].word;
+
+  std::string json = "{\n \"n_qubits\": 2,\n \"terms\": [\n  [\"XX\", 0.5],\n"
+                     "  [\"ZZ\", 0.1],\n  [\"XX\", 0.25]\n ]\n}\n";
+  checkBad({{"json_dup", json, 6, "Pauli word XX again, with coefficient 0.25, "
+                                  "conflicting with line 4 (0.5)"}},
+           ".json");
+  checkBad({{"of_dup", "0.5 X0 Z1\n0.1 Z0\n# c\n0.4 Z1 X0\n", 4,
+             "Pauli term X0 Z1 again, with coefficient 0.4, conflicting with line 1 (0.5)"},
+            {"of_dup_identity", "-1.0\n0.5 Z0\n(-0.5+0j) []\n", 3,
+             "Pauli term [] again"}},
+           ".txt");
+}
+
 TEST(BadInput, MissingFile) {
   std::string msg = errorOf(loadHamiltonian("/nonexistent/dir/h.FCIDUMP"));
   EXPECT_NE(msg.find("/nonexistent/dir/h.FCIDUMP: cannot read file"),

@@ -104,18 +104,27 @@ TEST(JSON, ReadsPublishedFile) {
   EXPECT_EQ(h.terms.front().word, "IIII");
 }
 
-TEST(JSON, MergesDuplicatesAndDropsZeros) {
+TEST(JSON, DuplicateWordsCountOnceAndZerosAreDropped) {
+  // Formerly duplicates were summed; now a word given twice must have the
+  // same coefficient (it is then counted once), a different one is an error
+  // (BadInput.ConflictingDuplicates).
   const char *text = R"({"name": "m", "n_qubits": 2, "n_electrons": 1, "ms2": 1,
-    "terms": [["ZI", 0.5], ["XX", 1e-13], ["ZI", 0.25], ["II", -1.0],
-              ["YY", 0.5], ["YY", -0.5], ["IZ", 2.0]]})";
+    "terms": [["ZI", 0.5], ["XX", 1e-13], ["ZI", 0.5], ["II", -1.0],
+              ["YY", 0.0], ["IZ", 2.0]]})";
   QubitHamiltonian h = expectOk(parseQubitHamiltonianJSONBuffer(text, "m.json"));
   ASSERT_EQ(h.terms.size(), 3u);
   EXPECT_EQ(h.terms[0].word, "II");
   EXPECT_EQ(h.terms[1].word, "IZ");
   EXPECT_EQ(h.terms[2].word, "ZI");
-  EXPECT_DOUBLE_EQ(h.terms[2].coeff, 0.75);
+  EXPECT_DOUBLE_EQ(h.terms[2].coeff, 0.5);
   EXPECT_EQ(h.name, "m");
   EXPECT_EQ(h.hfOccupation, (std::vector<int>{1, 0}));
+  // The same in OpenFermion text, with the factors in another order.
+  QubitHamiltonian o = expectOk(parseOpenFermionTermsBuffer(
+      "0.5 Z0\n0.25 X0 Y1\n0.25 Y1 X0\n-1.0\n", "o.txt"));
+  ASSERT_EQ(o.terms.size(), 3u);
+  EXPECT_EQ(o.terms[2].word, "XY");
+  EXPECT_DOUBLE_EQ(o.terms[2].coeff, 0.25);
 }
 
 TEST(JSON, WriteRoundTrip) {

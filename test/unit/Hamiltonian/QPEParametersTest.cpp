@@ -85,6 +85,17 @@ TEST(QPEParameters, RejectsBadRequests) {
   EXPECT_NE(errorOf(computeQPEParameters(h, std::nullopt, 1e-12)).find("the resolution needs"), std::string::npos);
 }
 
+TEST(QPEParameters, RejectsAnOverflowingOneNorm) {
+  // Each coefficient is finite, their 1-norm is not (built by hand: the
+  // readers refuse |c| > 1e6 already).
+  QubitHamiltonian h;
+  h.name = "huge";
+  h.numQubits = 2;
+  h.terms = {{"ZI", 1.5e308}, {"IZ", 1.5e308}};
+  std::string msg = errorOf(computeQPEParameters(h, std::nullopt));
+  EXPECT_NE(msg.find("1-norm of huge is not finite"), std::string::npos) << msg;
+}
+
 TEST(QPEParameters, DegenerateInputsStayFinite) {
   QubitHamiltonian id;
   id.numQubits = 2;
