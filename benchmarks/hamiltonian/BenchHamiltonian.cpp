@@ -1,7 +1,7 @@
 //===- BenchHamiltonian.cpp - Timing of the Hamiltonian front end ---------===//
 //
 // Usage: bench-hamiltonian [--reps N] [--all] [FILE...]
-// Default file: examples/hamiltonians/h3o+_4e4o.FCIDUMP (issue 3, point 8:
+// Default file: examples/hamiltonians/h3o+_4e4o.FCIDUMP (
 // reading + JW + writing the program must stay below 50 ms); --all runs every
 // bundled FCIDUMP. Every stage is run N times (default 50, at least 20) and
 // the median, min and max wall-clock times are printed. To time another stage

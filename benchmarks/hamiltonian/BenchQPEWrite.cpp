@@ -1,6 +1,6 @@
 //===- BenchQPEWrite.cpp - read + JW + write the QPE program --------------===//
 //
-// Issue 3's speed target: reading the H3O+ (4e,4o) FCIDUMP, Jordan-Wigner,
+// The Phase A speed target: reading the H3O+ (4e,4o) FCIDUMP, Jordan-Wigner,
 // and writing the stage-0 program (default options) in < 50 ms. Times the
 // in-process work (no process start-up), median of N runs; the program is
 // printed into a counting sink of the same bytes q2-qpe writes.

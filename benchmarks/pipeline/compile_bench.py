@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compile-time and memory benchmark of the six-stage pipeline (issue 4).
+"""Compile-time and memory benchmark of the six-stage pipeline.
 
 Everything is measured in one run on this machine and printed with the
 target next to it: medians of >= 5 runs, peak RSS of each child from wait4.

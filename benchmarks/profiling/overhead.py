@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Profiling overhead of q2-opt (issue 6 point 8).
+"""Profiling overhead of q2-opt.
 
 Targets, each a ratio of medians of whole-process wall time measured in one
 run of this script (runs interleaved in a shuffled order each round, so load

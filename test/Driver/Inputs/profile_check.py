@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-# Stage name -> file written by --ir-dir (DESIGN section 5).
+# Stage name -> file written by --ir-dir.
 STAGE_FILES = {
     "Input": "0_Input.mlir",
     "HLOLowering": "1_HLOLowering.mlir",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Program size checks (issue 3, point 5): the rolled program has the same
+"""Program size checks : the rolled program has the same
 op and line count for (n_est, n_trotter) = (2, 1) and (10, 20); the unrolled
 one (power = time) has exactly n_terms_rot * n_est * n_trotter pauli_rot ops,
 with n_terms_rot the non-identity terms of H (order 1)."""

@@ -91,7 +91,7 @@ std::string printed(mlir::Operation *op) {
 
 using ProfInstrumentation = Fixture;
 
-// Issue 6 point 3: the peak of the timeline names the pass that allocated.
+// the peak of the timeline names the pass that allocated.
 TEST_F(ProfInstrumentation, PeakIsAttributedToAllocatingPass) {
   ProfilingSession session(quiet());
   ASSERT_FALSE(bool(session.startTimeline(1)));

@@ -40,7 +40,7 @@ TEST(ProfMemory, StatusFieldsAreConsistent) {
   EXPECT_NEAR(double(*rss), double(st->vmRSS), 4.0 * MiB);
 }
 
-// DESIGN/issue 6 point 1: allocating and touching 200 MB moves RSS and the
+// allocating and touching 200 MB moves RSS and the
 // glibc heap by 200 MB +- 10 %.
 TEST(ProfMemory, Allocating200MBMovesRSSAndHeap_OneBlock) {
   const size_t n = 200 * MiB; // served by mmap: counted in hblkhd
