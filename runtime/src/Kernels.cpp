@@ -78,6 +78,7 @@ int hardwareThreads() {
 }
 
 std::atomic<int64_t> threshold{initialThreshold()};
+thread_local bool inRegion = false; // running a chunk of a parallel region
 std::atomic<int> numThreads{hardwareThreads()};
 
 /// Persistent workers: forking threads per gate would dwarf the work.
@@ -109,7 +110,10 @@ public:
       ++generation;
     }
     cv.notify_all();
+    bool prev = inRegion;
+    inRegion = true;
     runChunk(0);
+    inRegion = prev;
     std::unique_lock<std::mutex> g(m);
     doneCv.wait(g, [&] { return pending == 0; });
   }
@@ -122,6 +126,7 @@ private:
       fn(ctx, c, lo, hi);
   }
   void loop(int id) {
+    inRegion = true; // workers only ever run chunks
     uint64_t seen = 0;
     for (;;) {
       {
@@ -164,9 +169,19 @@ int parallelChunks(uint64_t numAmps, uint64_t count) {
   return int(std::min<uint64_t>(uint64_t(t), count));
 }
 
+bool inParallelRegion() { return inRegion; }
+
 void parallelFor(uint64_t numAmps, uint64_t count, ChunkFn fn, void *ctx) {
-  int chunks = parallelChunks(numAmps, count);
-  if (chunks > 1) {
+  parallelForChunks(parallelChunks(numAmps, count), count, fn, ctx);
+}
+
+void parallelForChunks(int chunks, uint64_t count, ChunkFn fn, void *ctx) {
+  if (chunks > int(std::min<uint64_t>(count, uint64_t(kMaxThreads))))
+    chunks = int(std::min<uint64_t>(count, uint64_t(kMaxThreads)));
+  // A chunk that calls back in (e.g. a kernel inside a slice worker) runs
+  // serially: the pool is busy with the region it belongs to, and the
+  // caller's thread must not try to lock poolMutex it already holds.
+  if (chunks > 1 && !inRegion) {
     std::unique_lock<std::mutex> g(poolMutex, std::try_to_lock);
     if (g.owns_lock()) {
       int t = numThreads.load(std::memory_order_relaxed);
@@ -178,8 +193,8 @@ void parallelFor(uint64_t numAmps, uint64_t count, ChunkFn fn, void *ctx) {
           pool.reset();
         }
       }
-      if (pool) {
-        pool->run(chunks, count, fn, ctx);
+      if (pool && std::min(chunks, t) > 1) {
+        pool->run(std::min(chunks, t), count, fn, ctx);
         return;
       }
     }
