@@ -44,6 +44,7 @@ constexpr size_t kMaxStats = 256;
 constexpr size_t kMaxCacheEntries = 64;
 
 std::atomic<int> blockMode{1};
+std::atomic<int> forcedMethod{-1}; // tests: -1, or a BlockMethod to use
 std::atomic<int64_t> memoryLimit{0}; // 0: default
 // Slice-replay buffer: 2^13 amplitudes = 128 KiB, half of the 1 MiB L2 of
 // the reference machine with room for the Op list (bench-runtime --calibrate
@@ -778,6 +779,10 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
   double amps = std::ldexp(1.0, n - __builtin_popcountll(s.C));
   Estimate est = estimate(n, amps, s.m, s.apps, count, e, false);
   int method = choose(est, mode, s.m);
+  int forced = forcedMethod.load(std::memory_order_relaxed);
+  if (forced == kReplay || forced == kSliceReplay ||
+      (forced == kDense && denseFits(s.m)))
+    method = forced;
   bool reused = false;
   switch (method) {
   case kReplay:
@@ -800,6 +805,9 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
 const CostModel &q2::runtime::costModel() { return model; }
 void q2::runtime::setCostModel(const CostModel &m) { model = m; }
 int q2::runtime::getBlockMode() { return blockMode.load(); }
+int q2::runtime::setForcedBlockMethod(int method) {
+  return forcedMethod.exchange(method);
+}
 int q2::runtime::setSliceBufferBits(int bits) {
   return sliceBits.exchange(std::max(0, std::min(bits, 24)));
 }

@@ -160,6 +160,9 @@ void setCostModel(const CostModel &m);
 /// Method chosen for a block (also Q2BlockStat::method).
 enum BlockMethod { kReplay = 0, kSliceReplay = 1, kDense = 2 };
 int getBlockMode();
+/// Tests: use this BlockMethod for every top-level block (dense only when it
+/// fits; -1 = the cost model). Returns the previous value.
+int setForcedBlockMethod(int method);
 /// Amplitudes per slice-replay buffer (2^bits); tests shrink it.
 int setSliceBufferBits(int bits);
 /// Work (estimated ns) above which block code uses the pool.
