@@ -171,7 +171,7 @@ Shape shapeOf(const Op *ops, size_t len) {
       continue;
     ++s.calls;
     s.any = true;
-    c &= ops[i].ctrl;
+    c &= ops[i].ones;
     t |= ops[i].touch;
   }
   s.C = s.any ? c : 0;
@@ -203,6 +203,7 @@ uint64_t hashOps(const std::vector<Op> &ops, uint64_t T) {
   for (const Op &op : ops) {
     mix(uint64_t(op.kind) | uint64_t(op.gate) << 8 | uint64_t(op.adjoint) << 16);
     mix(op.ctrl);
+    mix(op.ones);
     mix(op.touch);
     mix(op.setMask);
     mix(op.setValue);

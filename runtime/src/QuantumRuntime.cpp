@@ -306,29 +306,34 @@ uint64_t extractBits(uint64_t x, uint64_t mask) {
   return r;
 }
 
-/// Joins op to the register's pending group if it fits (same controls, at
-/// most kMaxFusedQubits other qubits in all); false: apply directly.
+/// Joins op to the register's pending group if it fits: the group's
+/// controls are effective controls of op, and the other qubits of all its
+/// Ops stay within kMaxFusedQubits. False: apply directly.
 bool tryFuse(Register *reg, const Op &op) {
   if (!fusionOn.load(std::memory_order_relaxed) ||
       fusionPolicy.load(std::memory_order_relaxed) < 0 ||
       reg->numQubits < fusionMinQubits.load(std::memory_order_relaxed))
     return false;
-  uint64_t tm = op.touch & ~op.ctrl;
   const int maxQ = Fusion::kMaxFusedQubits;
-  if (__builtin_popcountll(tm) > maxQ)
+  // A phase (scale) starts a group controlled by all its fixed bits; other
+  // Ops by their explicit controls, so a CNOT ladder under the same control
+  // stays in one group.
+  uint64_t startCtrl = op.kind == kOpScale ? op.ones : op.ctrl;
+  if (__builtin_popcountll(op.touch & ~startCtrl) > maxQ)
     return false;
   Fusion &f = reg->fusion;
-  if (f.active && (f.ctrlMask != op.ctrl ||
-                   __builtin_popcountll(f.targetMask | tm) > maxQ ||
-                   f.ops.size() >= Fusion::kMaxOps))
+  if (f.active &&
+      ((op.ones & f.ctrlMask) != f.ctrlMask ||
+       __builtin_popcountll(f.targetMask | (op.touch & ~f.ctrlMask)) > maxQ ||
+       f.ops.size() >= Fusion::kMaxOps))
     flushFusion(reg);
   if (!f.active) {
     f.active = true;
-    f.ctrlMask = op.ctrl;
+    f.ctrlMask = startCtrl;
     f.targetMask = 0;
     f.ops.clear();
   }
-  f.targetMask |= tm;
+  f.targetMask |= op.touch & ~f.ctrlMask;
   f.ops.push_back(op);
   return true;
 }
@@ -392,6 +397,11 @@ Register *q2::runtime::lookupQubit(const Q2Qubit *h, int64_t *index,
   return r;
 }
 
+void q2::runtime::setEffectiveControls(Op &op) {
+  // Index-set bits fixed to 1; a swap's flipped bits take both values.
+  op.ones = op.setMask & op.setValue & ~(op.kind == kOpSwap ? op.a : 0);
+}
+
 bool q2::runtime::sameOp(const Op &x, const Op &y) {
   auto bits = [](double d) {
     uint64_t u;
@@ -399,7 +409,7 @@ bool q2::runtime::sameOp(const Op &x, const Op &y) {
     return u;
   };
   if (x.kind != y.kind || x.gate != y.gate || x.adjoint != y.adjoint ||
-      x.ctrl != y.ctrl || x.touch != y.touch || x.setMask != y.setMask ||
+      x.ctrl != y.ctrl || x.ones != y.ones || x.touch != y.touch || x.setMask != y.setMask ||
       x.setValue != y.setValue || x.a != y.a || x.b != y.b ||
       bits(x.param) != bits(y.param) || x.count != y.count || x.len != y.len)
     return false;
@@ -451,6 +461,7 @@ Op q2::runtime::translateOp(const Op &op, uint64_t common, uint64_t targets) {
   Op l = op;
   auto tr = [&](uint64_t x) { return extractBits(x & ~common, targets); };
   l.ctrl = tr(op.ctrl);
+  l.ones = tr(op.ones);
   l.touch = tr(op.touch);
   l.setMask = tr(op.setMask);
   l.setValue = tr(op.setValue);
@@ -724,6 +735,7 @@ void q2_rt_gate(int32_t gate, double param, Q2Qubit *const *targets,
     swapFlip(cm | t0 | t1, cm | t0, t0 | t1);
     break;
   }
+  setEffectiveControls(op);
   if (!recordOp("q2_rt_gate", reg, op))
     applyDirect(reg, op);
   ++reg->gateCount;
@@ -779,6 +791,7 @@ void q2_rt_pauli_rot(double theta, const char *pauli, Q2Qubit *const *targets,
     return;
   Op op = rotationOp(xm, zm, ny, cm, std::cos(theta / 2), std::sin(theta / 2));
   op.param = theta;
+  setEffectiveControls(op);
   if (!recordOp("q2_rt_pauli_rot", reg, op))
     applyDirect(reg, op);
   ++reg->gateCount;

@@ -40,6 +40,10 @@ struct Op {
   uint8_t gate = 0;    // Q2Gate, or kGatePauli
   uint8_t adjoint = 0; // as passed (hash only)
   uint64_t ctrl = 0;   // the call's control qubits
+  /// Effective controls: every amplitude the Op changes has these bits 1
+  /// (its controls, CNOT's control, a phase gate's own qubit, ...), so it
+  /// acts as the identity where any of them is 0. Blocks take C from these.
+  uint64_t ones = 0;
   uint64_t touch = 0;  // every qubit the call acts on or is controlled by
   uint64_t setMask = 0, setValue = 0; // kernel index set
   uint64_t a = 0, b = 0;
@@ -48,6 +52,8 @@ struct Op {
   int64_t count = 0, len = 0; // kOpNest
 };
 bool sameOp(const Op &x, const Op &y);
+/// Sets op.ones from the kernel index set (call after filling the Op).
+void setEffectiveControls(Op &op);
 /// Applies one non-nested Op to an interleaved amplitude array of 2^n.
 void applyOp(double *v, int n, const Op &op);
 /// op in the local space of a block: bits of `common` dropped (they are 1

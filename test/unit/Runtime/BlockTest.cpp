@@ -785,3 +785,82 @@ TEST_F(BlockTest, NumThreadsGetterFollowsSetter) {
   EXPECT_GE(q2_rt_get_num_threads(), 1);
   EXPECT_EQ(q2_rt_get_num_threads(), rt::getNumThreads());
 }
+
+/// The compiler's Trotter step: rotations controlled by the estimation wire
+/// and the identity term as an UNcontrolled PhaseShift on the wire itself.
+/// The wire is still the block's common (effective) control.
+TEST_F(BlockTest, PhaseOnTheControlWireCountsAsControl) {
+  std::mt19937_64 gen(44);
+  const int nSys = 4, n = nSys + 2, wire = nSys + 1;
+  auto gates = randomBlock({0, 1, 2, 3}, {wire}, 10, gen);
+  RefGate ps;
+  ps.gate = Q2_GATE_PHASESHIFT;
+  ps.param = -0.37;
+  ps.targets = {wire};
+  gates.insert(gates.begin() + 3, ps);
+  VectorXcd psi = randomState(n, gen);
+  VectorXcd want = power(blockMatrix(gates, n), 20, psi);
+  for (int method = -1; method <= 2; ++method) {
+    q2_rt_reset_block_stats();
+    rt::setForcedBlockMethod(method);
+    EXPECT_LT((runBlock(n, psi, gates, 20) - want).cwiseAbs().maxCoeff(), 1e-10)
+        << method;
+    auto st = readStats();
+    ASSERT_EQ(st.size(), 1u);
+    EXPECT_EQ(st[0].num_controls, 1);
+    EXPECT_EQ(st[0].num_qubits, nSys);
+  }
+}
+
+/// Fusion of mixed named gates and rotations under one control (the
+/// decomposed Pauli rotation: basis changes, CNOT ladder, RZ, ladder back),
+/// forced dense, against the dense product.
+TEST_F(BlockTest, FusedDecomposedRotationsMatchDense) {
+  int64_t prevMin = rt::setFusionMinQubits(1);
+  std::mt19937_64 gen(91);
+  const int n = 7, ctrl = 6;
+  std::vector<RefGate> seq;
+  auto named = [&](int g, std::vector<int> t, double p = 0, int adj = 0) {
+    RefGate x;
+    x.gate = g;
+    x.targets = std::move(t);
+    x.param = p;
+    x.adjoint = adj;
+    x.ctrls = {ctrl};
+    seq.push_back(x);
+  };
+  for (int rep = 0; rep < 6; ++rep) {
+    // exp(-i th/2 X0 Y2 Z3) decomposed.
+    double th = 0.3 + 0.2 * rep;
+    named(Q2_GATE_H, {0});
+    named(Q2_GATE_RX, {2}, M_PI / 2);
+    named(Q2_GATE_CNOT, {0, 2});
+    named(Q2_GATE_CNOT, {2, 3});
+    named(Q2_GATE_RZ, {3}, th);
+    named(Q2_GATE_CNOT, {2, 3});
+    named(Q2_GATE_CNOT, {0, 2});
+    named(Q2_GATE_RX, {2}, -M_PI / 2);
+    named(Q2_GATE_H, {0});
+    named(Q2_GATE_S, {1}, 0, rep % 2);
+    RefGate ps; // identity term: phase on the control itself
+    ps.gate = Q2_GATE_PHASESHIFT;
+    ps.param = 0.1 * rep;
+    ps.targets = {ctrl};
+    seq.push_back(ps);
+    auto extra = randomBlock({0, 1, 2, 3}, {ctrl}, 3, gen);
+    seq.insert(seq.end(), extra.begin(), extra.end());
+  }
+  VectorXcd psi = randomState(n, gen);
+  VectorXcd want = blockMatrix(seq, n) * psi;
+  for (int policy : {1, 0, -1}) {
+    int prevPolicy = rt::setFusionPolicy(policy);
+    Q2Register *r = q2_rt_alloc(n);
+    load(r, psi);
+    for (auto &g : seq)
+      issue(r, g);
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-12) << policy;
+    q2_rt_dealloc(r);
+    rt::setFusionPolicy(prevPolicy);
+  }
+  rt::setFusionMinQubits(prevMin);
+}
