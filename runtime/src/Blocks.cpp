@@ -659,51 +659,48 @@ void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
 }
 
 //===-- slice replay ------------------------------------------------------===//
-void sliceReplay(double *v, int n, const std::vector<Op> &local, uint64_t T,
+/// The buffer holds, for one value of the "group" bits, the amplitudes over
+/// T and the batch bits (the lowest free bits, so that together with T they
+/// cover the low end of the index and gathers copy long contiguous runs);
+/// buffer bit i = the i-th lowest bit of T | batch. The Ops are translated
+/// into that layout; batch bits are spectators.
+void sliceReplay(double *v, int n, const Op *ops, size_t len, uint64_t T,
                  uint64_t C, int64_t count, double apps) {
   int m = __builtin_popcountll(T);
-  uint64_t dim = uint64_t(1) << m;
   uint64_t O = lowBits(n) & ~(T | C);
   int nO = __builtin_popcountll(O);
   int b = std::max(0, std::min(nO, sliceBits.load() - m));
   uint64_t Ob = depositBits(lowBits(b), O); // lowest b free bits: batch
-  uint64_t Og = O & ~Ob;
-  uint64_t groups = uint64_t(1) << (nO - b), B = uint64_t(1) << b;
-  // Runs: T's lowest bits 0..r-1 give contiguous runs of 2^r amplitudes.
-  int r = __builtin_ctzll(~T);
-  uint64_t run = uint64_t(1) << std::min(r, m);
-  std::vector<uint64_t> off(dim / run), boff(B);
-  for (uint64_t l = 0; l < dim; l += run)
-    off[l / run] = depositBits(l, T);
-  for (uint64_t j = 0; j < B; ++j)
-    boff[j] = depositBits(j, Ob);
+  uint64_t Og = O & ~Ob, L = T | Ob;
+  int nb = m + b;
+  uint64_t groups = uint64_t(1) << (nO - b), size = uint64_t(1) << nb;
+  std::vector<Op> local;
+  translateAll(ops, len, C, L, local);
+  // Contiguous runs: the trailing ones of L (bits 0..r-1 all in the buffer).
+  int r = std::min(__builtin_ctzll(~L), nb);
+  uint64_t run = uint64_t(1) << r, numRuns = size >> r;
+  std::vector<uint64_t> off(numRuns);
+  for (uint64_t k = 0; k < numRuns; ++k)
+    off[k] = depositBits(k << r, L);
   double amps = std::ldexp(1.0, n - __builtin_popcountll(C));
   double work = apps * double(count) * amps * model.gateInCache;
   int chunks = chunksFor(work, groups);
   auto *amp = reinterpret_cast<cd *>(v);
-  int nb = m + b;
   parallelForEachChunked(chunks, groups, [&](int, uint64_t lo, uint64_t hi) {
     thread_local std::vector<cd> buf;
-    buf.resize(size_t(1) << nb);
+    buf.resize(size);
     cd *bp = buf.data();
     for (uint64_t g = lo; g < hi; ++g) {
-      uint64_t base = depositBits(g, Og) | C;
-      for (uint64_t j = 0; j < B; ++j) {
-        const cd *src = amp + (base | boff[j]);
-        cd *dst = bp + (j << m);
-        for (uint64_t k = 0; k < dim / run; ++k)
-          std::memcpy(static_cast<void *>(dst + k * run), src + off[k],
-                      sizeof(cd) * run);
-      }
+      const uint64_t base = depositBits(g, Og) | C;
+      cd *src = amp + base;
+      for (uint64_t k = 0; k < numRuns; ++k)
+        std::memcpy(static_cast<void *>(bp + k * run), src + off[k],
+                    sizeof(cd) * run);
       replayOps(reinterpret_cast<double *>(bp), nb, local.data(), local.size(),
                 count);
-      for (uint64_t j = 0; j < B; ++j) {
-        cd *dst = amp + (base | boff[j]);
-        const cd *src = bp + (j << m);
-        for (uint64_t k = 0; k < dim / run; ++k)
-          std::memcpy(static_cast<void *>(dst + off[k]), src + k * run,
-                      sizeof(cd) * run);
-      }
+      for (uint64_t k = 0; k < numRuns; ++k)
+        std::memcpy(static_cast<void *>(src + off[k]), bp + k * run,
+                    sizeof(cd) * run);
     }
     if (buf.size() > (size_t(1) << 17)) { // keep at most 2 MiB per thread
       buf.clear();
@@ -790,7 +787,7 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
     replayOps(data(reg), n, ops, len, count);
     break;
   case kSliceReplay:
-    sliceReplay(data(reg), n, local, s.T, s.C, count, s.apps);
+    sliceReplay(data(reg), n, ops, len, s.T, s.C, count, s.apps);
     break;
   default: {
     DenseResult d;
