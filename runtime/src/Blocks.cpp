@@ -58,13 +58,14 @@ std::atomic<double> parallelWork{50e3};
 // AMD EPYC Zen 4 VM, 1 MiB L2/core, 32 MiB L3, AVX2 kernels, Eigen without
 // -mavx2), see docs/runtime-blocks.md.
 CostModel model = {
-    /*gateInCache=*/0.55,
-    /*gateOutCache=*/1.2,
-    /*opOverhead=*/40.0,
-    /*gatherAmp=*/2.0,
-    /*gemmMac=*/0.35,
-    /*denseAmp=*/{1.0, 2.0, 3.0, 5.0, 9.0, 17.0, 33.0},
-    /*cacheBytes=*/double(16u << 20),
+    /*gateInCache=*/0.52,  // rotation mix on a 2^13 buffer
+    /*gateOutCache=*/1.25, // the same on 2^21..2^24 states
+    /*opOverhead=*/20.0,   // per kernel call on a 4-amplitude buffer
+    /*gatherAmp=*/3.4,     // slice gather + scatter, 2^22 state
+    /*gemmMac=*/1.9,       // Eigen complex GEMM 256..512, 1 thread (4 GFLOP/s)
+    /*denseAmp=*/{1.0, 1.5, 2.7, 4.3, 9.8, 20.0, 43.0}, // applyDense, k=0..6
+    /*cacheBytes=*/double(8u << 20), // 2^18 states still ran at 0.50 ns,
+                                     // 2^20 at 1.06 ns per amplitude
 };
 
 double defaultMemoryLimit() {
@@ -87,6 +88,24 @@ int chunksFor(double workNs, uint64_t items) {
   if (inParallelRegion() || workNs < parallelWork.load() || items < 2)
     return 1;
   return int(std::min<uint64_t>(uint64_t(threads()), items));
+}
+
+/// Calls f(worker, i) for i in [0, items) on `chunks` threads that claim
+/// items one at a time (a thread that starts late, the other core being
+/// busy, takes fewer); worker in [0, chunks) is unique among the threads
+/// running at once (for per-worker scratch).
+template <typename F> void dynamicFor(int chunks, uint64_t items, F &&f) {
+  if (chunks <= 1 || items <= 1) {
+    for (uint64_t i = 0; i < items; ++i)
+      f(0, i);
+    return;
+  }
+  std::atomic<uint64_t> next{0};
+  parallelForEachChunked(chunks, uint64_t(chunks),
+                         [&](int worker, uint64_t, uint64_t) {
+                           for (uint64_t i; (i = next.fetch_add(1)) < items;)
+                             f(worker, i);
+                         });
 }
 
 /// Software pdep: the low bits of x spread onto the set bits of mask.
@@ -313,14 +332,12 @@ void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
   R.resize(A.rows(), B.cols());
   double work = double(A.rows()) * double(A.cols()) * double(B.cols()) *
                 model.gemmMac;
-  int chunks = chunksFor(work, uint64_t(B.cols()) / 64);
-  parallelForEachChunked(chunks, uint64_t(B.cols()),
-                         [&](int, uint64_t lo, uint64_t hi) {
-                           R.middleCols(Eigen::Index(lo), Eigen::Index(hi - lo))
-                               .noalias() =
-                               A * B.middleCols(Eigen::Index(lo),
-                                                Eigen::Index(hi - lo));
-                         });
+  const Eigen::Index cols = B.cols(), step = 32;
+  uint64_t blocks = uint64_t((cols + step - 1) / step);
+  dynamicFor(chunksFor(work, blocks), blocks, [&](int, uint64_t b) {
+    Eigen::Index lo = Eigen::Index(b) * step, w = std::min(step, cols - lo);
+    R.middleCols(lo, w).noalias() = A * B.middleCols(lo, w);
+  });
 }
 
 /// v <- (C-controlled M on T) v for a 2^n interleaved array: the slices of
@@ -341,10 +358,12 @@ void applyControlledDense(double *v, int n, uint64_t T, uint64_t C,
   double work = double(K) * double(dim) * double(dim) * model.gemmMac;
   int chunks = chunksFor(work, panels);
   auto *amps = reinterpret_cast<cd *>(v);
-  parallelForEachChunked(chunks, panels, [&](int, uint64_t lo, uint64_t hi) {
-    MatrixXcd X(static_cast<Eigen::Index>(dim), static_cast<Eigen::Index>(Kp));
-    MatrixXcd Y(static_cast<Eigen::Index>(dim), static_cast<Eigen::Index>(Kp));
-    for (uint64_t p = lo; p < hi; ++p) {
+  std::vector<MatrixXcd> Xs(static_cast<size_t>(chunks)), Ys(static_cast<size_t>(chunks));
+  dynamicFor(chunks, panels, [&](int w, uint64_t p) {
+    MatrixXcd &X = Xs[size_t(w)], &Y = Ys[size_t(w)];
+    X.resize(static_cast<Eigen::Index>(dim), static_cast<Eigen::Index>(Kp));
+    Y.resize(static_cast<Eigen::Index>(dim), static_cast<Eigen::Index>(Kp));
+    {
       for (uint64_t j = 0; j < Kp; ++j) {
         const cd *src = amps + (depositBits(p * Kp + j, O) | C);
         cd *col = X.col(Eigen::Index(j)).data();
@@ -525,8 +544,8 @@ void buildUnitary(BlockCache &cache, const std::vector<Op> &local, int m,
                 double(dim) * model.gateInCache;
   int chunks = chunksFor(work, panels);
   double *base = reinterpret_cast<double *>(U.data());
-  parallelForEachChunked(chunks, panels, [&](int, uint64_t lo, uint64_t hi) {
-    for (uint64_t pi = lo; pi < hi; ++pi) {
+  dynamicFor(chunks, panels, [&](int, uint64_t pi) {
+    {
       double *buf = base + 2 * pi * P * dim;
       int nb = m + p;
       for (size_t i = 0; i < local.size(); ++i) {
@@ -686,11 +705,12 @@ void sliceReplay(double *v, int n, const Op *ops, size_t len, uint64_t T,
   double work = apps * double(count) * amps * model.gateInCache;
   int chunks = chunksFor(work, groups);
   auto *amp = reinterpret_cast<cd *>(v);
-  parallelForEachChunked(chunks, groups, [&](int, uint64_t lo, uint64_t hi) {
-    thread_local std::vector<cd> buf;
+  std::vector<std::vector<cd>> bufs(static_cast<size_t>(chunks));
+  dynamicFor(chunks, groups, [&](int w, uint64_t g) {
+    std::vector<cd> &buf = bufs[size_t(w)];
     buf.resize(size);
     cd *bp = buf.data();
-    for (uint64_t g = lo; g < hi; ++g) {
+    {
       const uint64_t base = depositBits(g, Og) | C;
       cd *src = amp + base;
       for (uint64_t k = 0; k < numRuns; ++k)
@@ -701,10 +721,6 @@ void sliceReplay(double *v, int n, const Op *ops, size_t len, uint64_t T,
       for (uint64_t k = 0; k < numRuns; ++k)
         std::memcpy(static_cast<void *>(src + off[k]), bp + k * run,
                     sizeof(cd) * run);
-    }
-    if (buf.size() > (size_t(1) << 17)) { // keep at most 2 MiB per thread
-      buf.clear();
-      buf.shrink_to_fit();
     }
   });
 }
@@ -823,11 +839,10 @@ bool q2::runtime::fusionPays(int k, int n, uint64_t amps, const Op *ops,
   double unfused = double(numOps) * (cm.opOverhead + a * cGate);
   double dim = std::ldexp(1.0, k);
   double build = double(numOps) * (cm.opOverhead + dim * dim * cm.gateInCache);
-  // The dense sweep streams runs below the lowest fixed bit; short runs
-  // (targets on the lowest qubits) cost up to 2x (bench-runtime --calibrate).
+  // Long runs and the tiled short-run path measured within ~20 % of each
+  // other (bench-runtime --calibrate); the table holds the larger.
+  (void)lowestFixedBit;
   double perAmp = cm.denseAmp[std::min(k, 6)];
-  if (lowestFixedBit < 3)
-    perAmp *= 2;
   if (!inCache)
     perAmp = std::max(perAmp, cm.gateOutCache);
   double fused = cm.opOverhead + build + a * perAmp;
