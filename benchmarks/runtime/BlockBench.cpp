@@ -494,6 +494,32 @@ void calibrate(int reps) {
                 n, t[0][1] / t[0][0], 1e6 * t[0][0], t[1][1] / t[1][0],
                 1e6 * t[1][0]);
   }
+  // Slice buffer size: an m=8 block (60 words, order 2, count 4) on a 2^18
+  // state, 1 thread, forced slice replay.
+  {
+    q2_rt_set_num_threads(1);
+    auto terms = randomTerms(8, 60, 61);
+    Qpe s;
+    s.nSys = 8;
+    int n = 18;
+    std::printf("  slice buffer bits (m=8 block, 2^18 state, 1 thread):");
+    int prevF = rt::setForcedBlockMethod(rt::kSliceReplay);
+    for (int bits = 8; bits <= 17; ++bits) {
+      int prevB = rt::setSliceBufferBits(bits);
+      Issuer is{q2_rt_alloc(n), {}};
+      for (int i = 0; i < n; ++i)
+        is.q.push_back(q2_rt_qubit(is.r, i));
+      double t = medianRuns(reps, [&] {
+        q2_rt_block_begin(4);
+        emitStep(is, s, terms, 0.05, n - 1);
+        q2_rt_block_end();
+      });
+      q2_rt_dealloc(is.r);
+      rt::setSliceBufferBits(prevB);
+      std::printf(" 2^%d %.1f ms%s", bits, 1e3 * t, bits < 17 ? "," : "\n");
+    }
+    rt::setForcedBlockMethod(prevF);
+  }
   ok("calibrate");
   q2_rt_set_num_threads(0);
 }
@@ -536,7 +562,7 @@ void fusionH2(const std::string &path, int reps) {
 }
 
 //===-- block methods by m ------------------------------------------------===//
-void blockMethods(int reps) {
+void blockMethods(int reps, bool full) {
   std::printf("== blocks: dense vs slice replay vs plain replay (order-2 "
               "Trotter step of random JW-like words, controlled by one of 8 "
               "estimation wires; %d thread(s)) ==\n",
@@ -555,6 +581,10 @@ void blockMethods(int reps) {
     std::vector<std::complex<double>> ref;
     double dmax = 0;
     for (int method : {rt::kReplay, rt::kSliceReplay, rt::kDense}) {
+      if (method == rt::kDense && c.m == 12 && !full) {
+        t[method] = std::nan(""); // 4096^3 GEMMs: minutes (--full)
+        continue;
+      }
       int prevF = rt::setForcedBlockMethod(method);
       std::vector<double> times;
       for (int rep = 0; rep < reps; ++rep) {
@@ -578,7 +608,7 @@ void blockMethods(int reps) {
               dmax = std::max(dmax, std::abs(ref[i] - v[i]));
         }
         q2_rt_dealloc(is.r);
-        if (method == rt::kReplay && c.m == 12)
+        if ((method == rt::kReplay || method == rt::kDense) && c.m == 12)
           break; // one sample is enough for the slowest
       }
       t[method] = med(times);
@@ -602,10 +632,10 @@ void blockMethods(int reps) {
     static const char *names[] = {"replay", "slice", "dense"};
     std::printf("  m=%-2d (%d words, %lld Ops/step, count %lld, 2^%d state): "
                 "dense %.4f s, slice %.4f s, replay %.4f s; replay/dense %.1f, "
-                "replay/slice %.1f; cost model picks %s; max |diff| %.1e\n",
+                "replay/slice %.1f; cost model picks %s; max |diff| %.1e%s\n",
                 c.m, c.words, (long long)st.num_gates, (long long)c.count, n,
                 t[2], t[1], t[0], t[0] / t[2], t[0] / t[1], names[st.method],
-                dmax);
+                dmax, std::isnan(t[2]) ? " (dense m=12 only with --full)" : "");
     (void)denseBuild;
   }
 }

@@ -302,7 +302,7 @@ void benchOverhead(int reps) {
 namespace bench {
 void calibrate(int reps);
 void fusionH2(const std::string &path, int reps);
-void blockMethods(int reps);
+void blockMethods(int reps, bool full);
 void h3oLike(int reps, bool full);
 void lihLike(int reps);
 void h2Calls(const std::string &path, int reps);
@@ -310,6 +310,7 @@ void rssLoop(const std::string &path);
 } // namespace bench
 
 int main(int argc, char **argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0); // progress shows in a log file
   std::string only, ham;
   int reps = 5, threads = 0;
   bool full = false;
@@ -360,7 +361,7 @@ int main(int argc, char **argv) {
     bench::fusionH2(ham, reps);
   q2_rt_set_num_threads(threads);
   if (want("blocks"))
-    bench::blockMethods(reps);
+    bench::blockMethods(reps, full);
   if (want("h2calls"))
     bench::h2Calls(ham, reps);
   if (want("h3o"))

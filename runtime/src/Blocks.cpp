@@ -46,17 +46,23 @@ constexpr size_t kMaxCacheEntries = 64;
 std::atomic<int> blockMode{1};
 std::atomic<int> forcedMethod{-1}; // tests: -1, or a BlockMethod to use
 std::atomic<int64_t> memoryLimit{0}; // 0: default
-// Slice-replay buffer: 2^13 amplitudes = 128 KiB, half of the 1 MiB L2 of
-// the reference machine with room for the Op list (bench-runtime --calibrate
-// sweeps 2^11..2^16; 2^13..2^14 were within 3 % of each other, 2026-xx).
+// Slice-replay buffer: 2^13 amplitudes = 128 KiB, well inside the 1 MiB L2
+// of the reference machine with room for the Op list. bench-runtime --only
+// calibrate, m=8 block on 2^18, 1 thread, 2026-12-03: 2^8 33 ms, 2^9..2^15
+// 25.5-31.7 ms (flat within the noise of the loaded machine), 2^16 34 ms,
+// 2^17 36 ms; 2^13 also keeps m <= 13 blocks unbatched.
 std::atomic<int> sliceBits{13};
-// Estimated work (ns) above which block code splits over the pool: the pool
-// wake-up and join cost ~5-10 us on the reference machine.
-std::atomic<double> parallelWork{50e3};
+// Estimated work (ns) above which block code splits over the pool. Measured
+// (bench-runtime --only calibrate, "block paths", same loaded machine as
+// the kernel threshold, 2026-12-03): slice replay / dense apply at 2 threads vs
+// 1 took 0.99-2.03x for 20-190 us of work, 0.85-0.93 at ~0.3-1 ms, 0.76-0.81
+// at 1.4-3.9 ms.
+std::atomic<double> parallelWork{500e3};
 
-// Measured by `bench-runtime --calibrate` on the reference machine (2-core
-// AMD EPYC Zen 4 VM, 1 MiB L2/core, 32 MiB L3, AVX2 kernels, Eigen without
-// -mavx2), see docs/runtime-blocks.md.
+// Measured by `bench-runtime --only calibrate` on the reference machine
+// (2-core AMD EPYC Zen 4 VM, 1 MiB L2/core, 32 MiB L3, AVX2 kernels, Eigen
+// without -mavx2), 1 thread, thread CPU time, 2026-12-03; see
+// docs/runtime-blocks.md.
 CostModel model = {
     /*gateInCache=*/0.52,  // rotation mix on a 2^13 buffer
     /*gateOutCache=*/1.25, // the same on 2^21..2^24 states
@@ -332,9 +338,14 @@ void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
   R.resize(A.rows(), B.cols());
   double work = double(A.rows()) * double(A.cols()) * double(B.cols()) *
                 model.gemmMac;
-  const Eigen::Index cols = B.cols(), step = 32;
+  // Eigen packs all of A for every column block: use a few wide blocks
+  // (4 per thread, at least 32 columns) rather than many narrow ones.
+  const Eigen::Index cols = B.cols();
+  int chunks = chunksFor(work, uint64_t(cols) / 32);
+  const Eigen::Index step =
+      std::max<Eigen::Index>(32, (cols + 4 * chunks - 1) / (4 * chunks));
   uint64_t blocks = uint64_t((cols + step - 1) / step);
-  dynamicFor(chunksFor(work, blocks), blocks, [&](int, uint64_t b) {
+  dynamicFor(chunks, blocks, [&](int, uint64_t b) {
     Eigen::Index lo = Eigen::Index(b) * step, w = std::min(step, cols - lo);
     R.middleCols(lo, w).noalias() = A * B.middleCols(lo, w);
   });

@@ -69,7 +69,13 @@ int64_t initialThreshold() {
     if (end != env && v >= 0)
       return v;
   }
-  return int64_t(1) << 14;
+  // bench-runtime --only calibrate, 2-core Zen 4 VM shared with other
+  // builds (load 3-4), 2026-12-03: 2 threads beat 1 only from 2^20 amplitudes
+  // (t2/t1 at 2^18 / 2^20: 2x2 1.17 / 0.57, pairs 1.19-1.28 / 0.89-0.97,
+  // diag 1.17-2.5 / 0.53-1.01, swap 0.95-1.01 / 0.95-1.05, dense k=4
+  // 1.08 / 0.53-1.06; the pool round trip was 70-140 us). On an idle
+  // machine the crossover is lower (2^14 was the old default).
+  return int64_t(1) << 19;
 }
 
 int hardwareThreads() {

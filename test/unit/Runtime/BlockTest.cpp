@@ -244,7 +244,7 @@ protected:
     q2_rt_set_num_threads(prevThreads);
     q2_rt_set_block_memory_limit(0);
     rt::setSliceBufferBits(13);
-    rt::setBlockParallelWork(50e3);
+    rt::setBlockParallelWork(500e3);
   }
   int prevMode = 1, prevForced = -1, prevThreads = 0;
   bool prevFusion = true;
