@@ -738,7 +738,8 @@ void q2_rt_gate(int32_t gate, double param, Q2Qubit *const *targets,
   setEffectiveControls(op);
   if (!recordOp("q2_rt_gate", reg, op))
     applyDirect(reg, op);
-  ++reg->gateCount;
+  if (!errorIsPending) // a call the recording refused is not counted
+    ++reg->gateCount;
   Q2_CATCH("q2_rt_gate", )
 }
 
@@ -794,7 +795,8 @@ void q2_rt_pauli_rot(double theta, const char *pauli, Q2Qubit *const *targets,
   setEffectiveControls(op);
   if (!recordOp("q2_rt_pauli_rot", reg, op))
     applyDirect(reg, op);
-  ++reg->gateCount;
+  if (!errorIsPending)
+    ++reg->gateCount;
   Q2_CATCH("q2_rt_pauli_rot", )
 }
 

@@ -592,9 +592,11 @@ TEST_F(BlockTest, RecordingErrors) {
   EXPECT_EQ(fetch(r)[1], cd(1, 0));
 
   // Gates on two registers in one block.
+  int64_t otherCount = q2_rt_gate_count(other);
   q2_rt_block_begin(1);
   q2_rt_gate(Q2_GATE_X, 0, &q0, 1, nullptr, 0, 0);
   q2_rt_gate(Q2_GATE_X, 0, &o0, 1, nullptr, 0, 0);
+  EXPECT_EQ(q2_rt_gate_count(other), otherCount); // refused: not counted
   EXPECT_NE(q2_rt_last_error(), nullptr);
   q2_rt_block_end(); // balanced while the error is pending: no-op
   EXPECT_NE(takeError().find("all gates of a block must act on one register"),
