@@ -56,7 +56,7 @@ std::atomic<int> sliceBits{13};
 // (bench-runtime --only calibrate, "block paths", same loaded machine as
 // the kernel threshold, 2026-12-03): slice replay / dense apply at 2 threads vs
 // 1 took 0.99-2.03x for 20-190 us of work, 0.85-0.93 at ~0.3-1 ms, 0.76-0.81
-// at 1.4-3.9 ms.
+// at 1.4-3.9 ms (in the busiest run 0.96-1.05 throughout: no gain at all).
 std::atomic<double> parallelWork{500e3};
 
 // Measured by `bench-runtime --only calibrate` on the reference machine
@@ -69,7 +69,8 @@ CostModel model = {
     /*opOverhead=*/20.0,   // per kernel call on a 4-amplitude buffer
     /*gatherAmp=*/3.4,     // slice gather + scatter, 2^22 state
     /*gemmMac=*/1.9,       // Eigen complex GEMM 256..512, 1 thread (4 GFLOP/s)
-    /*denseAmp=*/{1.0, 1.5, 2.7, 4.3, 9.8, 20.0, 43.0}, // applyDense, k=0..6
+    /*denseAmp=*/{1.0, 1.5, 2.7, 4.3, 9.8, 20.0, 43.0}, // applyDense, k=1..6
+                                                        // (k=0: a phase, set)
     /*cacheBytes=*/double(8u << 20), // 2^18 states still ran at 0.50 ns,
                                      // 2^20 at 1.06 ns per amplitude
 };
@@ -335,6 +336,10 @@ namespace {
 //===-- dense helpers -----------------------------------------------------===//
 /// R = A * B (no aliasing), columns of the result split over the threads.
 void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
+  // The split below is the only parallelism: should Eigen ever be built
+  // with OpenMP, its own threads must not multiply ours.
+  static const bool eigenSerial = (Eigen::setNbThreads(1), true);
+  (void)eigenSerial;
   R.resize(A.rows(), B.cols());
   double work = double(A.rows()) * double(A.cols()) * double(B.cols()) *
                 model.gemmMac;

@@ -123,8 +123,8 @@ double physicalMemoryBytes();
 /// previous value.
 bool getFusionEnabled();
 bool setFusionEnabled(bool on);
-/// Legacy knob kept for tests: registers below this many qubits never fuse
-/// (default 1: the cost model decides).
+/// Registers below this many qubits never fuse (default 1: the cost model
+/// decides everywhere; tests set it).
 int64_t getFusionMinQubits();
 int64_t setFusionMinQubits(int64_t n);
 /// Applies pending fused work to the state (no-op when there is none).
