@@ -365,15 +365,22 @@ void calibrate(int reps) {
     q2_rt_dealloc(r);
     ok("gather");
   }
-  // Eigen GEMM, complex double, 1 thread (same flags as the runtime).
-  for (int d : {64, 256, 512}) {
-    Eigen::MatrixXcd A = Eigen::MatrixXcd::Random(d, d),
-                     B = Eigen::MatrixXcd::Random(d, d), C(d, d);
-    double t = medianRuns(reps, [&] { C.noalias() = A * B; });
-    std::printf("  Eigen GEMM %dx%d complex, 1 thread: %.3f ns per complex "
-                "multiply-add (%.1f GFLOP/s)\n",
-                d, d, 1e9 * t / (double(d) * d * d),
-                8.0 * d * d * d / t / 1e9);
+  // The runtime's complex GEMM (dense blocks), 1 thread: the AVX2+FMA
+  // build of Eigen when the CPU has it, and the baseline build.
+  for (bool avx2 : {true, false}) {
+    bool prev = rt::setGemmAVX2(avx2);
+    for (int d : {64, 256, 512}) {
+      Eigen::MatrixXcd A = Eigen::MatrixXcd::Random(d, d),
+                       B = Eigen::MatrixXcd::Random(d, d), C(d, d);
+      double t = medianRuns(reps, [&] {
+        rt::denseProduct(A.data(), B.data(), C.data(), d, d, d);
+      });
+      std::printf("  GEMM (%s Eigen) %dx%d complex, 1 thread: %.3f ns per "
+                  "complex multiply-add (%.1f GFLOP/s)\n",
+                  avx2 && rt::avx2Kernels() ? "AVX2+FMA" : "baseline", d, d,
+                  1e9 * t / (double(d) * d * d), 8.0 * d * d * d / t / 1e9);
+    }
+    rt::setGemmAVX2(prev);
   }
   // Dense sweep (fusion) per amplitude by k, targets high (long runs) and
   // on the lowest qubits (runs of one amplitude).
@@ -690,6 +697,24 @@ void h3oLike(int reps, bool full) {
   if (full)
     std::printf("  blocks vs plain replay probabilities: max |diff| %.1e\n",
                 maxDiff(pb, pr));
+  // power=time (the compiler's default): a different block per wire, 10
+  // repetitions each, nothing to reuse.
+  Qpe t = s;
+  t.powerTime = true;
+  q2_rt_reset_block_stats();
+  std::vector<double> ptb = runQpe(t, terms);
+  double ttb = medianRuns(reps, [&] { runQpe(t, terms); });
+  Q2BlockStat first{};
+  q2_rt_block_stats(&first, 1);
+  prevMode = q2_rt_set_block_mode(0);
+  std::vector<double> ptr;
+  double ttr = secondsOf([&] { ptr = runQpe(t, terms); });
+  q2_rt_set_block_mode(prevMode);
+  std::printf("  power=time: through the block ABI %.3f s per call (target <= "
+              "1 s: %s; wire 0 by method %d), plain replay %.3f s; "
+              "replay/blocks %.1f; max |dprob| %.1e\n",
+              ttb, ttb <= 1.0 ? "MET" : "MISSED", first.method, ttr, ttr / ttb,
+              maxDiff(ptb, ptr));
 }
 
 void lihLike(int reps) {

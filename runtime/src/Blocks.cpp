@@ -15,6 +15,7 @@
 // bench-runtime --calibrate.
 //
 //===----------------------------------------------------------------------===//
+#include "DenseGemm.h"
 #include "Kernels.h"
 #include "RuntimeInternal.h"
 
@@ -68,7 +69,10 @@ CostModel model = {
     /*gateOutCache=*/1.25, // the same on 2^21..2^24 states
     /*opOverhead=*/20.0,   // per kernel call on a 4-amplitude buffer
     /*gatherAmp=*/3.4,     // slice gather + scatter, 2^22 state
-    /*gemmMac=*/1.9,       // Eigen complex GEMM 256..512, 1 thread (4 GFLOP/s)
+    /*gemmMac=*/0.62,      // AVX2+FMA Eigen complex GEMM 256..512, 1 thread
+                           // (12.5-13.7 GFLOP/s; 64: 0.33)
+    /*gemmMacBaseline=*/1.4, // baseline Eigen, same run (5.8-6.0 GFLOP/s;
+                             // 1.9 in a busier one)
     /*denseAmp=*/{1.0, 1.5, 2.7, 4.3, 9.8, 20.0, 43.0}, // applyDense, k=1..6
                                                         // (k=0: a phase, set)
     /*cacheBytes=*/double(8u << 20), // 2^18 states still ran at 0.50 ns,
@@ -113,6 +117,40 @@ template <typename F> void dynamicFor(int chunks, uint64_t items, F &&f) {
                            for (uint64_t i; (i = next.fetch_add(1)) < items;)
                              f(worker, i);
                          });
+}
+
+#ifdef Q2_HAVE_AVX2_TU
+std::atomic<bool> gemmAVX2{true};
+#endif
+
+bool useGemmAVX2() {
+#ifdef Q2_HAVE_AVX2_TU
+  return gemmAVX2.load(std::memory_order_relaxed) && avx2Kernels();
+#else
+  return false;
+#endif
+}
+/// Cost of one complex multiply-add in the GEMM that will run.
+double macCost() {
+  return useGemmAVX2() ? model.gemmMac : model.gemmMacBaseline;
+}
+
+/// C = A * B, column major (C must not alias A or B): the AVX2+FMA build of
+/// Eigen's GEMM when the CPU has it (DenseAVX2.cpp, ~2.4x faster), else the
+/// baseline one.
+void gemm(const cd *A, long lda, const cd *B, long ldb, cd *C, long ldc,
+          long m, long k, long n) {
+#ifdef Q2_HAVE_AVX2_TU
+  if (useGemmAVX2()) {
+    avx2::gemm(A, lda, B, ldb, C, ldc, m, k, n);
+    return;
+  }
+#endif
+  using Stride = Eigen::OuterStride<>;
+  Eigen::Map<const MatrixXcd, 0, Stride> a(A, m, k, Stride(lda));
+  Eigen::Map<const MatrixXcd, 0, Stride> b(B, k, n, Stride(ldb));
+  Eigen::Map<MatrixXcd, 0, Stride> c(C, m, n, Stride(ldc));
+  c.noalias() = a * b;
 }
 
 /// Software pdep: the low bits of x spread onto the set bits of mask.
@@ -342,7 +380,7 @@ void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
   (void)eigenSerial;
   R.resize(A.rows(), B.cols());
   double work = double(A.rows()) * double(A.cols()) * double(B.cols()) *
-                model.gemmMac;
+                macCost();
   // Eigen packs all of A for every column block: use a few wide blocks
   // (4 per thread, at least 32 columns) rather than many narrow ones.
   const Eigen::Index cols = B.cols();
@@ -352,7 +390,9 @@ void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
   uint64_t blocks = uint64_t((cols + step - 1) / step);
   dynamicFor(chunks, blocks, [&](int, uint64_t b) {
     Eigen::Index lo = Eigen::Index(b) * step, w = std::min(step, cols - lo);
-    R.middleCols(lo, w).noalias() = A * B.middleCols(lo, w);
+    gemm(A.data(), long(A.rows()), B.data() + lo * B.rows(), long(B.rows()),
+         R.data() + lo * R.rows(), long(R.rows()), long(A.rows()),
+         long(A.cols()), long(w));
   });
 }
 
@@ -371,7 +411,7 @@ void applyControlledDense(double *v, int n, uint64_t T, uint64_t C,
   std::vector<uint64_t> off(dim);
   for (uint64_t l = 0; l < dim; ++l)
     off[l] = depositBits(l, T);
-  double work = double(K) * double(dim) * double(dim) * model.gemmMac;
+  double work = double(K) * double(dim) * double(dim) * macCost();
   int chunks = chunksFor(work, panels);
   auto *amps = reinterpret_cast<cd *>(v);
   std::vector<MatrixXcd> Xs(static_cast<size_t>(chunks)), Ys(static_cast<size_t>(chunks));
@@ -386,7 +426,8 @@ void applyControlledDense(double *v, int n, uint64_t T, uint64_t C,
         for (uint64_t l = 0; l < dim; ++l)
           col[l] = src[off[l]];
       }
-      Y.noalias() = M * X;
+      gemm(M.data(), long(dim), X.data(), long(dim), Y.data(), long(dim),
+           long(dim), long(dim), long(Kp));
       for (uint64_t j = 0; j < Kp; ++j) {
         cd *dst = amps + (depositBits(p * Kp + j, O) | C);
         const cd *col = Y.col(Eigen::Index(j)).data();
@@ -477,9 +518,9 @@ Estimate estimate(int n, double amps, int m, double apps, int64_t count,
       double panels = std::max(1.0, dim * dim / std::ldexp(1.0, sliceBits.load()));
       build = apps * (dim * dim * cm.gateInCache + panels * cm.opOverhead);
     }
-    double gemm = products * dim * dim * dim * cm.gemmMac;
-    double apply = amps * dim * cm.gemmMac + amps * cm.gatherAmp;
-    double work = build + gemm + apply;
+    double gemmNs = products * dim * dim * dim * macCost();
+    double apply = amps * dim * macCost() + amps * cm.gatherAmp;
+    double work = build + gemmNs + apply;
     est.dense = work >= parallelWork.load() ? work / th : work;
   }
   return est;
@@ -834,7 +875,21 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
 
 const CostModel &q2::runtime::costModel() { return model; }
 void q2::runtime::setCostModel(const CostModel &m) { model = m; }
+void q2::runtime::denseProduct(const std::complex<double> *A,
+                               const std::complex<double> *B,
+                               std::complex<double> *C, long m, long k,
+                               long n) {
+  gemm(A, m, B, k, C, m, m, k, n);
+}
 int q2::runtime::getBlockMode() { return blockMode.load(); }
+bool q2::runtime::setGemmAVX2(bool on) {
+#ifdef Q2_HAVE_AVX2_TU
+  return gemmAVX2.exchange(on);
+#else
+  (void)on;
+  return false;
+#endif
+}
 int q2::runtime::setForcedBlockMethod(int method) {
   return forcedMethod.exchange(method);
 }

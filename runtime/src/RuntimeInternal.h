@@ -156,7 +156,8 @@ struct CostModel {
   double gateOutCache; // per amplitude and Op, state beyond the L3 budget
   double opOverhead;   // per kernel call (index set, run plan, dispatch)
   double gatherAmp;    // gather + scatter, per amplitude
-  double gemmMac;      // per complex multiply-add in Eigen GEMM (1 thread)
+  double gemmMac;      // per complex multiply-add, AVX2+FMA Eigen GEMM
+  double gemmMacBaseline; // the same, baseline-ISA Eigen (no AVX2 CPU)
   double denseAmp[7];  // fused dense sweep (applyDense), per amplitude, k=0..6
   double cacheBytes;   // state size below which gateInCache applies
 };
@@ -166,6 +167,14 @@ void setCostModel(const CostModel &m);
 /// Method chosen for a block (also Q2BlockStat::method).
 enum BlockMethod { kReplay = 0, kSliceReplay = 1, kDense = 2 };
 int getBlockMode();
+/// C = A * B (column major, contiguous, no aliasing) as the dense block path
+/// computes it (for bench-runtime).
+void denseProduct(const std::complex<double> *A, const std::complex<double> *B,
+                  std::complex<double> *C, long m, long k, long n);
+/// Dense block GEMMs through the AVX2+FMA build of Eigen (default on, used
+/// only when the CPU has AVX2); false: the baseline build. Returns the
+/// previous value (false when the AVX2 file is not built).
+bool setGemmAVX2(bool on);
 /// Tests: use this BlockMethod for every top-level block (dense only when it
 /// fits; -1 = the cost model). Returns the previous value.
 int setForcedBlockMethod(int method);

@@ -919,3 +919,74 @@ TEST_F(BlockTest, ApplyDenseKernelMatchesNaive) {
     }
   }
 }
+
+/// Dense blocks through both GEMM builds (AVX2+FMA Eigen and baseline), with
+/// panels and products split over 2 threads, against the dense reference.
+TEST_F(BlockTest, DenseThroughBothGemmBuilds) {
+  std::mt19937_64 gen(314);
+  const int n = 8;
+  q2_rt_set_num_threads(2);
+  rt::setBlockParallelWork(0);
+  rt::setForcedBlockMethod(rt::kDense);
+  auto gates = randomBlock({0, 1, 2, 4, 5, 6}, {7}, 20, gen); // m = 6
+  VectorXcd psi = randomState(n, gen);
+  MatrixXcd b = blockMatrix(gates, n);
+  for (bool avx2 : {true, false}) {
+    bool prev = rt::setGemmAVX2(avx2);
+    for (int64_t count : {1, 6, 13}) {
+      EXPECT_LT((runBlock(n, psi, gates, count) - power(b, count, psi))
+                    .cwiseAbs()
+                    .maxCoeff(),
+                1e-10)
+          << "avx2=" << avx2 << " count=" << count;
+    }
+    rt::setGemmAVX2(prev);
+  }
+}
+
+/// Every weak or unique symbol that the AVX2 translation unit defines must
+/// live in its renamed Eigen namespace: otherwise the linker could merge an
+/// AVX2-compiled copy of a template (std::...) with the baseline one and
+/// hand AVX2 code to callers on CPUs without it.
+TEST_F(BlockTest, DenseAVX2Symbols) {
+#ifndef Q2_RUNTIME_STATIC_LIB
+  GTEST_SKIP() << "static library path not known";
+#else
+  std::string cmd = std::string("nm -C --defined-only '") +
+                    Q2_RUNTIME_STATIC_LIB + "' 2>/dev/null";
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p)
+    GTEST_SKIP() << "cannot run nm";
+  char line[4096];
+  bool inFile = false, sawFile = false, sawGemm = false;
+  std::vector<std::string> bad;
+  while (std::fgets(line, sizeof line, p)) {
+    std::string l(line);
+    if (!l.empty() && l.back() == '\n')
+      l.pop_back();
+    if (l.size() > 1 && l.back() == ':') { // archive member header
+      inFile = l.find("DenseAVX2") != std::string::npos;
+      sawFile |= inFile;
+      continue;
+    }
+    if (!inFile || l.size() < 20)
+      continue;
+    char kind = l[17];
+    std::string name = l.substr(19);
+    sawGemm |= name.find("q2::runtime::avx2::gemm") != std::string::npos;
+    bool mergeable = kind == 'W' || kind == 'w' || kind == 'V' ||
+                     kind == 'v' || kind == 'u';
+    if (mergeable && name.find("q2_eigen_avx2") == std::string::npos &&
+        name != "DW.ref.__gxx_personality_v0")
+      bad.push_back(l);
+  }
+  int rc = pclose(p);
+  if (rc != 0 && !sawFile)
+    GTEST_SKIP() << "nm not available";
+  if (!sawFile)
+    GTEST_SKIP() << "DenseAVX2 not built (no -mavx2 support)";
+  EXPECT_TRUE(sawGemm);
+  for (const std::string &b : bad)
+    ADD_FAILURE() << "mergeable symbol outside the renamed namespace: " << b;
+#endif
+}
