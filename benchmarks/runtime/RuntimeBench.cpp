@@ -1,6 +1,9 @@
 //===- RuntimeBench.cpp - speed targets of the simulator runtime ----------===//
 //
-//  bench-runtime [--only h2|bw|overhead] [--reps N] [--hamiltonian FILE]
+//  bench-runtime [--only SECTION[,SECTION]] [--reps N] [--threads N]
+//                [--hamiltonian FILE] [--full]
+//  SECTION: h2 bw overhead fusion blocks h2calls h3o rss (the default set),
+//           calibrate, lih (not by default: ~1 min).
 //
 //  (a) H2 QPE workload (14 qubits, ~14.3k controlled Pauli rotations) at 1
 //      thread, next to the peers' figures measured on this kind of machine;
@@ -296,35 +299,76 @@ void benchOverhead(int reps) {
 
 } // namespace
 
+namespace bench {
+void calibrate(int reps);
+void fusionH2(const std::string &path, int reps);
+void blockMethods(int reps, bool full);
+void h3oLike(int reps, bool full);
+void lihLike(int reps);
+void h2Calls(const std::string &path, int reps);
+void rssLoop(const std::string &path);
+} // namespace bench
+
 int main(int argc, char **argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0); // progress shows in a log file
   std::string only, ham;
-  int reps = 5;
+  int reps = 5, threads = 0;
+  bool full = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--only" && i + 1 < argc)
       only = argv[++i];
     else if (a == "--reps" && i + 1 < argc)
       reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc)
+      threads = std::atoi(argv[++i]);
     else if (a == "--hamiltonian" && i + 1 < argc)
       ham = argv[++i];
+    else if (a == "--full")
+      full = true;
     else {
-      std::fprintf(stderr, "usage: bench-runtime [--only h2|bw|overhead] "
-                           "[--reps N] [--hamiltonian FILE]\n");
+      std::fprintf(stderr,
+                   "usage: bench-runtime [--only SECTION[,SECTION...]] "
+                   "[--reps N] [--threads N] [--hamiltonian FILE] [--full]\n"
+                   "  sections: h2 bw overhead fusion blocks h2calls h3o rss "
+                   "(default), calibrate, lih\n");
       return 2;
     }
   }
+  auto want = [&](const char *name, bool byDefault = true) {
+    if (only.empty())
+      return byDefault;
+    std::string list = "," + only + ",";
+    return list.find("," + std::string(name) + ",") != std::string::npos;
+  };
   if (ham.empty()) {
     const char *src = std::getenv("Q2_SOURCE_DIR");
     ham = std::string(src ? src : Q2_DEFAULT_SOURCE_DIR) +
           "/examples/hamiltonians/h2_0.7414_jw_published.json";
   }
-  if (only.empty() || only == "h2")
+  if (want("calibrate", false))
+    bench::calibrate(reps);
+  if (want("h2"))
     benchH2(ham, reps);
-  if (only.empty() || only == "bw") {
+  if (want("bw")) {
     benchBandwidth(reps, 1);
     benchBandwidth(reps, std::max(1, int(std::thread::hardware_concurrency())));
   }
-  if (only.empty() || only == "overhead")
+  if (want("overhead"))
     benchOverhead(reps);
+  q2_rt_set_num_threads(threads);
+  if (want("fusion"))
+    bench::fusionH2(ham, reps);
+  q2_rt_set_num_threads(threads);
+  if (want("blocks"))
+    bench::blockMethods(reps, full);
+  if (want("h2calls"))
+    bench::h2Calls(ham, reps);
+  if (want("h3o"))
+    bench::h3oLike(reps, full);
+  if (want("lih", false))
+    bench::lihLike(std::min(reps, 3));
+  if (want("rss"))
+    bench::rssLoop(ham);
   return 0;
 }

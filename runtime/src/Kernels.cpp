@@ -69,7 +69,13 @@ int64_t initialThreshold() {
     if (end != env && v >= 0)
       return v;
   }
-  return int64_t(1) << 14;
+  // bench-runtime --only calibrate, 2-core Zen 4 VM shared with other
+  // builds (load 3-4), 2026-12-03: 2 threads beat 1 only from 2^20 amplitudes
+  // (t2/t1 at 2^18 / 2^20: 2x2 1.17 / 0.57, pairs 1.19-1.28 / 0.89-0.97,
+  // diag 1.17-2.5 / 0.53-1.01, swap 0.95-1.01 / 0.95-1.05, dense k=4
+  // 1.08 / 0.53-1.06; the pool round trip was 70-140 us). On an idle
+  // machine the crossover is lower (2^14 was the old default).
+  return int64_t(1) << 19;
 }
 
 int hardwareThreads() {
@@ -78,6 +84,7 @@ int hardwareThreads() {
 }
 
 std::atomic<int64_t> threshold{initialThreshold()};
+thread_local bool inRegion = false; // running a chunk of a parallel region
 std::atomic<int> numThreads{hardwareThreads()};
 
 /// Persistent workers: forking threads per gate would dwarf the work.
@@ -109,7 +116,10 @@ public:
       ++generation;
     }
     cv.notify_all();
+    bool prev = inRegion;
+    inRegion = true;
     runChunk(0);
+    inRegion = prev;
     std::unique_lock<std::mutex> g(m);
     doneCv.wait(g, [&] { return pending == 0; });
   }
@@ -122,6 +132,7 @@ private:
       fn(ctx, c, lo, hi);
   }
   void loop(int id) {
+    inRegion = true; // workers only ever run chunks
     uint64_t seen = 0;
     for (;;) {
       {
@@ -164,9 +175,19 @@ int parallelChunks(uint64_t numAmps, uint64_t count) {
   return int(std::min<uint64_t>(uint64_t(t), count));
 }
 
+bool inParallelRegion() { return inRegion; }
+
 void parallelFor(uint64_t numAmps, uint64_t count, ChunkFn fn, void *ctx) {
-  int chunks = parallelChunks(numAmps, count);
-  if (chunks > 1) {
+  parallelForChunks(parallelChunks(numAmps, count), count, fn, ctx);
+}
+
+void parallelForChunks(int chunks, uint64_t count, ChunkFn fn, void *ctx) {
+  if (chunks > int(std::min<uint64_t>(count, uint64_t(kMaxThreads))))
+    chunks = int(std::min<uint64_t>(count, uint64_t(kMaxThreads)));
+  // A chunk that calls back in (e.g. a kernel inside a slice worker) runs
+  // serially: the pool is busy with the region it belongs to, and the
+  // caller's thread must not try to lock poolMutex it already holds.
+  if (chunks > 1 && !inRegion) {
     std::unique_lock<std::mutex> g(poolMutex, std::try_to_lock);
     if (g.owns_lock()) {
       int t = numThreads.load(std::memory_order_relaxed);
@@ -178,8 +199,8 @@ void parallelFor(uint64_t numAmps, uint64_t count, ChunkFn fn, void *ctx) {
           pool.reset();
         }
       }
-      if (pool) {
-        pool->run(chunks, count, fn, ctx);
+      if (pool && std::min(chunks, t) > 1) {
+        pool->run(std::min(chunks, t), count, fn, ctx);
         return;
       }
     }

@@ -77,6 +77,23 @@ using ChunkFn = void (*)(void *ctx, int chunk, uint64_t lo, uint64_t hi);
 void parallelFor(uint64_t numAmps, uint64_t count, ChunkFn fn, void *ctx);
 /// Number of chunks parallelFor will use for this call (for reductions).
 int parallelChunks(uint64_t numAmps, uint64_t count);
+/// Calls fn over [0, count) in exactly min(chunks, count) chunks on the pool
+/// (block code decides the split itself from its own cost estimate). Inside
+/// a pool task (or when the pool is busy) everything runs on the caller.
+void parallelForChunks(int chunks, uint64_t count, ChunkFn fn, void *ctx);
+/// True on a thread that is running a chunk of a parallel region: nested
+/// parallel calls run serially there.
+bool inParallelRegion();
+
+template <typename F>
+inline void parallelForEachChunked(int chunks, uint64_t count, F &&f) {
+  parallelForChunks(
+      chunks, count,
+      [](void *ctx, int chunk, uint64_t lo, uint64_t hi) {
+        (*static_cast<F *>(ctx))(chunk, lo, hi);
+      },
+      &f);
+}
 
 template <typename F>
 inline void parallelForEach(uint64_t numAmps, uint64_t count, F &&f) {
@@ -89,8 +106,9 @@ inline void parallelForEach(uint64_t numAmps, uint64_t count, F &&f) {
 }
 
 int64_t getParallelThreshold();
-/// Amplitude count above which kernels use threads (default 2^14; env
-/// Q2_RT_PAR_THRESHOLD overrides). Returns the previous value.
+/// Amplitude count above which kernels use threads (default: see
+/// Kernels.cpp, measured by bench-runtime; env Q2_RT_PAR_THRESHOLD
+/// overrides). Returns the previous value.
 int64_t setParallelThreshold(int64_t amps);
 int getNumThreads();
 int setNumThreads(int n);

@@ -1,8 +1,9 @@
 //===- QuantumRuntime.cpp - the C ABI of the simulator runtime -------------===//
 //
-// Validation, error slot and gate decoding; the numerical work is in the
-// kernels (Kernels.h). Nothing here may throw through the C ABI: every entry
-// point catches and turns exceptions into the pending error.
+// Validation, error slot, handle registry, gate decoding and fusion; the
+// numerical work is in the kernels (Kernels.h), blocks are in Blocks.cpp.
+// Nothing here may throw through the C ABI: every entry point catches and
+// turns exceptions into the pending error.
 //
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
@@ -15,6 +16,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <random>
@@ -28,19 +30,7 @@ namespace {
 
 //===-- error slot --------------------------------------------------------===//
 thread_local std::string errorMessage;
-thread_local bool errorPending = false;
-
-__attribute__((format(printf, 1, 2))) void setError(const char *fmt, ...) {
-  if (errorPending) // keep the first error: later ones are consequences
-    return;
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  errorMessage = buf;
-  errorPending = true;
-}
+thread_local bool errorIsPending = false;
 
 void setInternalError(const char *fn, const char *what) {
   setError("%s: internal error: %s", fn, what);
@@ -48,6 +38,10 @@ void setInternalError(const char *fn, const char *what) {
 
 #define Q2_TRY try {
 #define Q2_CATCH(fn, ret)                                                      \
+  }                                                                            \
+  catch (const std::bad_alloc &) {                                             \
+    setInternalError(fn, "out of memory");                                     \
+    return ret;                                                                \
   }                                                                            \
   catch (const std::exception &e) {                                            \
     setInternalError(fn, e.what());                                            \
@@ -83,11 +77,106 @@ int64_t effectiveMaxQubits() {
   return m > 0 ? m : defaultMaxQubits();
 }
 
+//===-- handle registry ---------------------------------------------------===//
+// Handle bits: [0] = 1 (tag: never an aligned pointer), [1] = qubit handle,
+// [2..7] = qubit index, [8..39] = generation, [40..63] = slot. Slots live in
+// chunks that are never freed (their number is bounded by the most registers
+// alive at once); a slot's generation moves on at every dealloc, so old
+// handles of the slot stop matching.
+constexpr int kSlotBits = 24, kChunkBits = 10;
+constexpr uint32_t kSlotsPerChunk = 1u << kChunkBits;
+constexpr uint32_t kNumChunks = 1u << (kSlotBits - kChunkBits);
+struct Slot {
+  std::atomic<Register *> reg{nullptr};
+  std::atomic<uint32_t> gen{0};
+};
+std::atomic<Slot *> slotChunks[kNumChunks];
+std::mutex registryMutex;
+std::vector<uint32_t> freeSlots;
+uint32_t slotsIssued = 0;
+
+uint64_t makeHandle(uint32_t slot, uint32_t gen, bool qubit, int64_t index) {
+  return 1 | (uint64_t(qubit) << 1) | (uint64_t(index & 63) << 2) |
+         (uint64_t(gen) << 8) | (uint64_t(slot) << 40);
+}
+
+/// Gives reg a slot and its handle; false when 2^24 registers are alive.
+bool registerRegister(Register *reg) {
+  std::lock_guard<std::mutex> g(registryMutex);
+  uint32_t slot;
+  if (!freeSlots.empty()) {
+    slot = freeSlots.back();
+    freeSlots.pop_back();
+  } else {
+    if (slotsIssued >= (1u << kSlotBits))
+      return false;
+    slot = slotsIssued;
+    uint32_t c = slot >> kChunkBits;
+    if (!slotChunks[c].load(std::memory_order_acquire)) {
+      freeSlots.reserve(freeSlots.size() + kSlotsPerChunk);
+      slotChunks[c].store(new Slot[kSlotsPerChunk], std::memory_order_release);
+    }
+    ++slotsIssued;
+  }
+  Slot &s = slotChunks[slot >> kChunkBits].load()[slot & (kSlotsPerChunk - 1)];
+  uint32_t gen = s.gen.load();
+  if (gen == 0)
+    gen = 1;
+  s.gen.store(gen, std::memory_order_release);
+  s.reg.store(reg, std::memory_order_release);
+  reg->handle = makeHandle(slot, gen, false, 0);
+  return true;
+}
+
+void unregisterRegister(Register *reg) {
+  std::lock_guard<std::mutex> g(registryMutex);
+  uint32_t slot = uint32_t(reg->handle >> 40);
+  Slot &s = slotChunks[slot >> kChunkBits].load()[slot & (kSlotsPerChunk - 1)];
+  s.reg.store(nullptr, std::memory_order_release);
+  uint32_t next = s.gen.load() + 1;
+  s.gen.store(next == 0 ? 1 : next, std::memory_order_release);
+  freeSlots.push_back(slot);
+}
+
+Register *lookupHandle(uintptr_t x, bool qubit, HandleStatus *status) {
+  auto fail = [&](HandleStatus st) -> Register * {
+    if (status)
+      *status = st;
+    return nullptr;
+  };
+  if (x == 0)
+    return fail(HandleStatus::Null);
+  if (!(x & 1))
+    return fail(HandleStatus::Foreign);
+  if (bool(x & 2) != qubit)
+    return fail(HandleStatus::WrongKind);
+  if (!qubit && ((x >> 2) & 63))
+    return fail(HandleStatus::Foreign);
+  uint32_t slot = uint32_t(uint64_t(x) >> 40);
+  uint32_t gen = uint32_t(uint64_t(x) >> 8);
+  Slot *chunk = slotChunks[slot >> kChunkBits].load(std::memory_order_acquire);
+  if (!chunk)
+    return fail(HandleStatus::Foreign);
+  Slot &s = chunk[slot & (kSlotsPerChunk - 1)];
+  uint32_t cur = s.gen.load(std::memory_order_acquire);
+  if (gen != cur)
+    return fail(gen == 0 || gen > cur ? HandleStatus::Foreign
+                                      : HandleStatus::Stale);
+  Register *r = s.reg.load(std::memory_order_acquire);
+  if (!r)
+    return fail(HandleStatus::Stale);
+  if (status)
+    *status = HandleStatus::Ok;
+  return r;
+}
+
 //===-- operand checks ----------------------------------------------------===//
-/// Checks a qubit list and folds it into `reg` and a bit mask. Returns false
-/// (with the error set) on NULL handles, mixed registers or repeated qubits.
+/// Checks a qubit list and folds it into `reg`, a bit mask and the indices
+/// (idx may be null). Returns false (with the error set) on NULL or invalid
+/// handles, mixed registers or repeated qubits.
 bool collect(const char *fn, const char *what, Q2Qubit *const *qs, int64_t num,
-             Q2Register *&reg, uint64_t &seen, uint64_t &mask) {
+             Register *&reg, uint64_t &seen, uint64_t &mask,
+             int64_t *idx = nullptr) {
   mask = 0;
   if (num < 0) {
     setError("%s: negative number of %s (%lld)", fn, what, (long long)num);
@@ -97,39 +186,61 @@ bool collect(const char *fn, const char *what, Q2Qubit *const *qs, int64_t num,
     setError("%s: %lld %s but the array is NULL", fn, (long long)num, what);
     return false;
   }
+  if (num > 64) {
+    setError("%s: %lld %s, more than any register has qubits", fn,
+             (long long)num, what);
+    return false;
+  }
   for (int64_t i = 0; i < num; ++i) {
     Q2Qubit *q = qs[i];
     if (!q) {
       setError("%s: %s[%lld] is a NULL qubit", fn, what, (long long)i);
       return false;
     }
+    HandleStatus st;
+    int64_t index = 0;
+    Register *r = lookupQubit(q, &index, &st);
+    if (!r) {
+      setError("%s: %s[%lld] is not a valid qubit handle (%s)", fn, what,
+               (long long)i, handleStatusText(st));
+      return false;
+    }
     if (!reg)
-      reg = q->reg;
-    else if (q->reg != reg) {
+      reg = r;
+    else if (r != reg) {
       setError("%s: %s[%lld] (qubit %lld) belongs to another register", fn,
-               what, (long long)i, (long long)q->index);
+               what, (long long)i, (long long)index);
       return false;
     }
-    if (q->index < 0 || q->index >= reg->numQubits) {
-      setError("%s: %s[%lld] has index %lld, register has %lld qubits", fn,
-               what, (long long)i, (long long)q->index,
-               (long long)reg->numQubits);
-      return false;
-    }
-    uint64_t bit = uint64_t(1) << q->index;
+    uint64_t bit = uint64_t(1) << index;
     if (seen & bit) {
       setError("%s: qubit %lld is used twice in one operation", fn,
-               (long long)q->index);
+               (long long)index);
       return false;
     }
     seen |= bit;
     mask |= bit;
+    if (idx)
+      idx[i] = index;
   }
   return true;
 }
 
-double *data(Q2Register *r) { return reinterpret_cast<double *>(r->amps.data()); }
-int nq(const Q2Register *r) { return int(r->numQubits); }
+/// The register behind a handle, or NULL with an error naming fn.
+Register *checkRegister(const char *fn, const Q2Register *h) {
+  HandleStatus st;
+  Register *r = lookupRegister(h, &st);
+  if (!r)
+    setError("%s: %s", fn,
+             st == HandleStatus::Null
+                 ? "NULL register"
+                 : (std::string("invalid register handle (") +
+                    handleStatusText(st) + ")")
+                       .c_str());
+  return r;
+}
+
+int nq(const Register *r) { return int(r->numQubits); }
 
 const char *gateName(int32_t g) {
   static const char *names[] = {"IDENTITY", "H",  "X",  "Y",          "Z",
@@ -138,15 +249,23 @@ const char *gateName(int32_t g) {
   return g >= 0 && g <= 13 ? names[g] : "?";
 }
 
-/// exp(-i theta/2 P) on the state right away (c = cos, s = sin of theta/2).
-void applyRotation(Q2Register *reg, uint64_t xm, uint64_t zm, int ny,
-                   uint64_t cm, double c, double s) {
-  auto &k = kernels();
+/// exp(-i theta/2 P) as an Op (c = cos, s = sin of theta/2).
+Op rotationOp(uint64_t xm, uint64_t zm, int ny, uint64_t cm, double c,
+              double s) {
+  Op op;
+  op.gate = kGatePauli;
+  op.ctrl = cm;
+  op.touch = xm | zm | cm;
   if (xm == 0 && zm == 0) {
     // Identity word: a phase, global only without controls.
-    k.scale(data(reg), nq(reg), makeIndexSet(cm, cm), {c, -s});
+    op.kind = kOpScale;
+    op.setMask = op.setValue = cm;
+    op.m[0] = {c, -s};
   } else if (xm == 0) {
-    k.pauliDiag(data(reg), nq(reg), makeIndexSet(cm, cm), zm, c, s);
+    op.kind = kOpDiag;
+    op.setMask = op.setValue = cm;
+    op.b = zm;
+    op.m[0] = {c, s};
   } else {
     // P = i^ny X^xm Z^zm, so exp(-i t/2 P) mixes y with y^xm by k = -i s i^ny.
     Cplx kk;
@@ -157,20 +276,25 @@ void applyRotation(Q2Register *reg, uint64_t xm, uint64_t zm, int ny,
     default: kk = {-s, 0}; break;
     }
     uint64_t pivot = uint64_t(1) << (63 - __builtin_clzll(xm));
-    k.pauliPairs(data(reg), nq(reg), makeIndexSet(cm | pivot, cm), xm, zm, c,
-                 kk, (ny & 1) ? -1.0 : 1.0);
+    op.kind = kOpPairs;
+    op.setMask = cm | pivot;
+    op.setValue = cm;
+    op.a = xm;
+    op.b = zm;
+    op.m[0] = {c, (ny & 1) ? -1.0 : 1.0};
+    op.m[1] = kk;
   }
+  return op;
 }
 
-//===-- rotation fusion ---------------------------------------------------===//
+//===-- fusion ------------------------------------------------------------===//
 bool initialFusion() {
   const char *env = std::getenv("Q2_RT_FUSION");
   return !(env && env[0] == '0');
 }
 std::atomic<bool> fusionOn{initialFusion()};
-// Below this the per-rotation 4^m matrix update costs about what a direct
-// sweep of the state does.
-std::atomic<int64_t> fusionMinQubits{10};
+std::atomic<int64_t> fusionMinQubits{1};
+std::atomic<int> fusionPolicy{0};
 
 /// Gathers the bits of x under mask into the low bits (software pext).
 uint64_t extractBits(uint64_t x, uint64_t mask) {
@@ -182,109 +306,227 @@ uint64_t extractBits(uint64_t x, uint64_t mask) {
   return r;
 }
 
-using cd = std::complex<double>;
-
-/// Re-expresses the fused matrix on a wider target set (identity on the
-/// added qubits).
-void widen(Q2Fusion &f, uint64_t newMask) {
-  uint64_t dim = uint64_t(1) << __builtin_popcountll(f.targetMask);
-  uint64_t dim2 = uint64_t(1) << __builtin_popcountll(newMask);
-  uint64_t oldLocal = extractBits(f.targetMask, newMask);
-  uint64_t addedLocal = (dim2 - 1) & ~oldLocal;
-  f.scratch.assign(dim2 * dim2, cd(0, 0));
-  for (uint64_t r = 0; r < dim2; ++r)
-    for (uint64_t c = 0; c < dim2; ++c)
-      if (((r ^ c) & addedLocal) == 0)
-        f.scratch[r * dim2 + c] =
-            f.matrix[extractBits(r, oldLocal) * dim + extractBits(c, oldLocal)];
-  f.matrix.swap(f.scratch);
-  f.targetMask = newMask;
-}
-
-/// M <- exp(-i theta/2 P) M; P = i^ny X^xl Z^zl in local bits, so row r of
-/// P M is i^ny (-1)^|src & zl| row src, src = r ^ xl.
-void fuseRotation(Q2Fusion &f, uint64_t xl, uint64_t zl, int ny, double c,
-                  double s) {
-  uint64_t dim = uint64_t(1) << __builtin_popcountll(f.targetMask);
-  static const cd iPow[4] = {cd(1, 0), cd(0, 1), cd(-1, 0), cd(0, -1)};
-  cd k = cd(0, -s) * iPow[ny & 3];
-  f.scratch.assign(f.matrix.begin(), f.matrix.end());
-  for (uint64_t r = 0; r < dim; ++r) {
-    uint64_t src = r ^ xl;
-    cd coef = __builtin_parityll(src & zl) ? -k : k;
-    cd *out = &f.matrix[r * dim];
-    const cd *a = &f.scratch[r * dim], *b = &f.scratch[src * dim];
-    for (uint64_t col = 0; col < dim; ++col)
-      out[col] = c * a[col] + coef * b[col];
-  }
-}
-
-/// Joins a rotation to the register's pending block if it fits (same
-/// controls, at most kMaxFusedQubits qubits in all); false: apply directly.
-bool tryFuse(Q2Register *reg, uint64_t xm, uint64_t zm, int ny, uint64_t cm,
-             double c, double s) {
+/// Joins op to the register's pending group if it fits: the group's
+/// controls are effective controls of op, and the other qubits of all its
+/// Ops stay within kMaxFusedQubits. False: apply directly.
+bool tryFuse(Register *reg, const Op &op) {
   if (!fusionOn.load(std::memory_order_relaxed) ||
+      fusionPolicy.load(std::memory_order_relaxed) < 0 ||
       reg->numQubits < fusionMinQubits.load(std::memory_order_relaxed))
     return false;
-  uint64_t tm = xm | zm;
-  const int maxQ = Q2Fusion::kMaxFusedQubits;
-  if (__builtin_popcountll(tm) > maxQ)
+  const int maxQ = Fusion::kMaxFusedQubits;
+  // A phase (scale) starts a group controlled by all its fixed bits; other
+  // Ops by their explicit controls, so a CNOT ladder under the same control
+  // stays in one group.
+  uint64_t startCtrl = op.kind == kOpScale ? op.ones : op.ctrl;
+  if (__builtin_popcountll(op.touch & ~startCtrl) > maxQ)
     return false;
-  Q2Fusion &f = reg->fusion;
-  if (f.active && (f.ctrlMask != cm ||
-                   __builtin_popcountll(f.targetMask | tm) > maxQ))
+  Fusion &f = reg->fusion;
+  if (f.active &&
+      ((op.ones & f.ctrlMask) != f.ctrlMask ||
+       __builtin_popcountll(f.targetMask | (op.touch & ~f.ctrlMask)) > maxQ ||
+       f.ops.size() >= Fusion::kMaxOps))
     flushFusion(reg);
   if (!f.active) {
-    if (!tm) // an identity word alone is a cheap direct phase
-      return false;
-    uint64_t dim = uint64_t(1) << __builtin_popcountll(tm);
-    f.matrix.assign(dim * dim, cd(0, 0));
-    for (uint64_t i = 0; i < dim; ++i)
-      f.matrix[i * dim + i] = 1.0;
-    f.targetMask = tm;
-    f.ctrlMask = cm;
-    f.numFused = 0;
-    f.firstXm = xm;
-    f.firstZm = zm;
-    f.firstNy = ny;
-    f.firstCos = c;
-    f.firstSin = s;
     f.active = true;
-  } else if (tm & ~f.targetMask) {
-    widen(f, f.targetMask | tm);
+    f.ctrlMask = startCtrl;
+    f.targetMask = 0;
+    f.ops.clear();
   }
-  fuseRotation(f, extractBits(xm, f.targetMask), extractBits(zm, f.targetMask),
-               ny, c, s);
-  ++f.numFused;
+  f.targetMask |= op.touch & ~f.ctrlMask;
+  f.ops.push_back(op);
   return true;
 }
 
-void apply2x2(Q2Register *r, uint64_t cm, uint64_t t, const Cplx m[4]) {
-  kernels().apply2x2(data(r), nq(r), makeIndexSet(cm | t, cm), t, m);
-}
-void phaseOnOne(Q2Register *r, uint64_t cm, uint64_t t, Cplx z) {
-  kernels().scale(data(r), nq(r), makeIndexSet(cm | t, cm | t), z);
+/// Applies a decoded call: joins the fusion group or flushes it and applies.
+void applyDirect(Register *reg, const Op &op) {
+  if (tryFuse(reg, op))
+    return;
+  flushFusion(reg);
+  applyOp(data(reg), nq(reg), op);
 }
 
 } // namespace
 
-void q2::runtime::flushFusion(Q2Register *reg) {
+//===-- shared helpers ----------------------------------------------------===//
+bool q2::runtime::errorPending() { return errorIsPending; }
+
+void q2::runtime::setError(const char *fmt, ...) {
+  if (errorIsPending) // keep the first error: later ones are consequences
+    return;
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  errorMessage = buf;
+  errorIsPending = true;
+}
+
+const char *q2::runtime::handleStatusText(HandleStatus s) {
+  switch (s) {
+  case HandleStatus::Ok: return "ok";
+  case HandleStatus::Null: return "NULL";
+  case HandleStatus::Foreign: return "not a handle given out by this runtime";
+  case HandleStatus::WrongKind: return "a register handle where a qubit is expected, or the reverse";
+  case HandleStatus::Stale: return "its register was deallocated";
+  case HandleStatus::BadIndex: return "qubit index out of range";
+  }
+  return "?";
+}
+
+Register *q2::runtime::lookupRegister(const Q2Register *h,
+                                      HandleStatus *status) {
+  return lookupHandle(reinterpret_cast<uintptr_t>(h), false, status);
+}
+
+Register *q2::runtime::lookupQubit(const Q2Qubit *h, int64_t *index,
+                                   HandleStatus *status) {
+  uintptr_t x = reinterpret_cast<uintptr_t>(h);
+  Register *r = lookupHandle(x, true, status);
+  if (!r)
+    return nullptr;
+  int64_t i = int64_t((x >> 2) & 63);
+  if (i >= r->numQubits) {
+    if (status)
+      *status = HandleStatus::BadIndex;
+    return nullptr;
+  }
+  if (index)
+    *index = i;
+  return r;
+}
+
+void q2::runtime::setEffectiveControls(Op &op) {
+  // Index-set bits fixed to 1; a swap's flipped bits take both values.
+  op.ones = op.setMask & op.setValue & ~(op.kind == kOpSwap ? op.a : 0);
+}
+
+bool q2::runtime::sameOp(const Op &x, const Op &y) {
+  auto bits = [](double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+  };
+  if (x.kind != y.kind || x.gate != y.gate || x.adjoint != y.adjoint ||
+      x.ctrl != y.ctrl || x.ones != y.ones || x.touch != y.touch || x.setMask != y.setMask ||
+      x.setValue != y.setValue || x.a != y.a || x.b != y.b ||
+      bits(x.param) != bits(y.param) || x.count != y.count || x.len != y.len)
+    return false;
+  for (int i = 0; i < 4; ++i)
+    if (bits(x.m[i].re) != bits(y.m[i].re) || bits(x.m[i].im) != bits(y.m[i].im))
+      return false;
+  return true;
+}
+
+void q2::runtime::applyOp(double *v, int n, const Op &op) {
+  const KernelTable &k = kernels();
+  IndexSet set = makeIndexSet(op.setMask, op.setValue);
+  switch (op.kind) {
+  case kOp2x2:
+    k.apply2x2(v, n, set, op.a, op.m);
+    break;
+  case kOpScale:
+    k.scale(v, n, set, op.m[0]);
+    break;
+  case kOpSwap:
+    k.swapFlip(v, n, set, op.a);
+    break;
+  case kOpPairs:
+    k.pauliPairs(v, n, set, op.a, op.b, op.m[0].re, op.m[1], op.m[0].im);
+    break;
+  case kOpDiag:
+    k.pauliDiag(v, n, set, op.b, op.m[0].re, op.m[0].im);
+    break;
+  default:
+    break;
+  }
+}
+
+void q2::runtime::replayOps(double *v, int n, const Op *ops, size_t len,
+                            int64_t count) {
+  for (int64_t r = 0; r < count; ++r)
+    for (size_t i = 0; i < len; ++i) {
+      const Op &op = ops[i];
+      if (op.kind == kOpNest) {
+        replayOps(v, n, ops + i + 1, size_t(op.len), op.count);
+        i += size_t(op.len);
+      } else {
+        applyOp(v, n, op);
+      }
+    }
+}
+
+Op q2::runtime::translateOp(const Op &op, uint64_t common, uint64_t targets) {
+  Op l = op;
+  auto tr = [&](uint64_t x) { return extractBits(x & ~common, targets); };
+  l.ctrl = tr(op.ctrl);
+  l.ones = tr(op.ones);
+  l.touch = tr(op.touch);
+  l.setMask = tr(op.setMask);
+  l.setValue = tr(op.setValue);
+  if (op.kind != kOpNest) {
+    l.a = tr(op.a);
+    l.b = tr(op.b);
+  }
+  return l;
+}
+
+uint64_t q2::runtime::extractBitsOf(uint64_t x, uint64_t mask) {
+  return extractBits(x, mask);
+}
+
+void q2::runtime::flushFusion(Register *reg) {
   if (!reg || !reg->fusion.active)
     return;
-  Q2Fusion &f = reg->fusion;
+  Fusion &f = reg->fusion;
   f.active = false;
-  if (f.numFused == 1)
-    applyRotation(reg, f.firstXm, f.firstZm, f.firstNy, f.ctrlMask, f.firstCos,
-                  f.firstSin);
-  else
-    kernels().applyDense(data(reg), nq(reg), f.targetMask, f.ctrlMask,
-                         reinterpret_cast<const Cplx *>(f.matrix.data()));
+  int n = nq(reg), k = __builtin_popcountll(f.targetMask);
+  uint64_t amps = uint64_t(1) << (n - __builtin_popcountll(f.ctrlMask));
+  uint64_t fixed = f.targetMask | f.ctrlMask;
+  int policy = fusionPolicy.load(std::memory_order_relaxed);
+  bool dense =
+      f.ops.size() > 1 &&
+      (policy > 0 ||
+       (policy == 0 && fusionPays(k, n, amps, f.ops.data(), f.ops.size(),
+                                  fixed ? uint64_t(__builtin_ctzll(fixed))
+                                        : uint64_t(n))));
+  if (!dense) {
+    for (const Op &op : f.ops)
+      applyOp(data(reg), n, op);
+    return;
+  }
+  // U on the k group qubits: the Ops (in local bits) applied to the columns
+  // of the identity, a 2k-qubit buffer with the row in the low k bits.
+  uint64_t dim = uint64_t(1) << k;
+  f.scratch.assign(dim * dim, std::complex<double>(0, 0));
+  for (uint64_t i = 0; i < dim; ++i)
+    f.scratch[i * dim + i] = 1.0;
+  double *buf = reinterpret_cast<double *>(f.scratch.data());
+  for (const Op &op : f.ops)
+    applyOp(buf, 2 * k, translateOp(op, f.ctrlMask, f.targetMask));
+  f.matrix.resize(dim * dim); // row major for applyDense
+  for (uint64_t r = 0; r < dim; ++r)
+    for (uint64_t c = 0; c < dim; ++c)
+      f.matrix[r * dim + c] = f.scratch[c * dim + r];
+  kernels().applyDense(data(reg), n, f.targetMask, f.ctrlMask,
+                       reinterpret_cast<const Cplx *>(f.matrix.data()));
 }
 bool q2::runtime::getFusionEnabled() { return fusionOn.load(); }
 bool q2::runtime::setFusionEnabled(bool on) { return fusionOn.exchange(on); }
 int64_t q2::runtime::getFusionMinQubits() { return fusionMinQubits.load(); }
 int64_t q2::runtime::setFusionMinQubits(int64_t n) {
   return fusionMinQubits.exchange(n);
+}
+int q2::runtime::setFusionPolicy(int policy) {
+  return fusionPolicy.exchange(policy);
+}
+
+double q2::runtime::physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0)
+    return 0;
+  return double(pages) * double(page);
 }
 
 int64_t q2::runtime::defaultMaxQubits() {
@@ -303,9 +545,14 @@ int64_t q2::runtime::defaultMaxQubits() {
 extern "C" {
 
 Q2Register *q2_rt_alloc(int64_t num_qubits) {
-  if (errorPending)
+  if (errorIsPending)
     return nullptr;
   Q2_TRY
+  if (recording()) {
+    setError("q2_rt_alloc: not allowed while a block is being recorded "
+             "(between q2_rt_block_begin and q2_rt_block_end)");
+    return nullptr;
+  }
   int64_t limit = effectiveMaxQubits();
   bool explicitLimit = maxQubits.load() > 0;
   if (num_qubits <= 0) {
@@ -323,14 +570,14 @@ Q2Register *q2_rt_alloc(int64_t num_qubits) {
                            : "80% of physical memory");
     return nullptr;
   }
-  auto reg = std::unique_ptr<Q2Register>(new (std::nothrow) Q2Register);
+  auto reg = std::unique_ptr<Register>(new (std::nothrow) Register);
   if (!reg) {
     setError("q2_rt_alloc: out of memory for the register header");
     return nullptr;
   }
   try {
     reg->amps.setZero(Eigen::Index(1) << num_qubits);
-    reg->qubits.reset(new Q2Qubit[num_qubits]);
+    reg->fusion.ops.reserve(Fusion::kMaxOps);
   } catch (const std::bad_alloc &) {
     setError("q2_rt_alloc: %lld qubits need %s bytes: allocation failed",
              (long long)num_qubits, bytesFor(num_qubits).c_str());
@@ -338,33 +585,54 @@ Q2Register *q2_rt_alloc(int64_t num_qubits) {
   }
   reg->numQubits = num_qubits;
   reg->amps[0] = 1.0;
-  for (int64_t i = 0; i < num_qubits; ++i)
-    reg->qubits[i] = {reg.get(), i};
-  return reg.release();
+  if (!registerRegister(reg.get())) {
+    setError("q2_rt_alloc: too many live registers (%u)", 1u << kSlotBits);
+    return nullptr;
+  }
+  return reinterpret_cast<Q2Register *>(uintptr_t(reg.release()->handle));
   Q2_CATCH("q2_rt_alloc", nullptr)
 }
 
-void q2_rt_dealloc(Q2Register *reg) { delete reg; }
-
-Q2Qubit *q2_rt_qubit(Q2Register *reg, int64_t index) {
-  if (errorPending)
-    return nullptr;
+void q2_rt_dealloc(Q2Register *h) {
+  // Works while an error is pending (no leak); NULL is ignored.
+  if (!h)
+    return;
+  HandleStatus st;
+  Register *reg = lookupRegister(h, &st);
   if (!reg) {
-    setError("q2_rt_qubit: NULL register");
-    return nullptr;
+    setError("q2_rt_dealloc: invalid register handle (%s)",
+             handleStatusText(st));
+    return;
   }
+  if (recording()) {
+    setError("q2_rt_dealloc: not allowed while a block is being recorded "
+             "(between q2_rt_block_begin and q2_rt_block_end); the recording "
+             "is dropped and the register freed");
+    resetRecording();
+  }
+  unregisterRegister(reg);
+  delete reg;
+}
+
+Q2Qubit *q2_rt_qubit(Q2Register *h, int64_t index) {
+  if (errorIsPending)
+    return nullptr;
+  Register *reg = checkRegister("q2_rt_qubit", h);
+  if (!reg)
+    return nullptr;
   if (index < 0 || index >= reg->numQubits) {
     setError("q2_rt_qubit: qubit index %lld out of range [0, %lld)",
              (long long)index, (long long)reg->numQubits);
     return nullptr;
   }
-  return &reg->qubits[index];
+  return reinterpret_cast<Q2Qubit *>(
+      uintptr_t(reg->handle | 2 | (uint64_t(index) << 2)));
 }
 
 void q2_rt_gate(int32_t gate, double param, Q2Qubit *const *targets,
                 int64_t num_targets, Q2Qubit *const *ctrls, int64_t num_ctrls,
                 int32_t adjoint) {
-  if (errorPending)
+  if (errorIsPending)
     return;
   Q2_TRY
   if (gate < Q2_GATE_IDENTITY || gate > Q2_GATE_SWAP) {
@@ -377,83 +645,108 @@ void q2_rt_gate(int32_t gate, double param, Q2Qubit *const *targets,
              (long long)want, (long long)num_targets);
     return;
   }
-  Q2Register *reg = nullptr;
+  Register *reg = nullptr;
   uint64_t seen = 0, tm = 0, cm = 0;
-  if (!collect("q2_rt_gate", "targets", targets, num_targets, reg, seen, tm) ||
+  int64_t ti[2] = {0, 0};
+  if (!collect("q2_rt_gate", "targets", targets, num_targets, reg, seen, tm,
+               ti) ||
       !collect("q2_rt_gate", "ctrls", ctrls, num_ctrls, reg, seen, cm))
     return;
-  if (gate != Q2_GATE_IDENTITY)
-    flushFusion(reg); // named gates are applied directly, in order
-  uint64_t t0 = uint64_t(1) << targets[0]->index;
-  uint64_t t1 = want == 2 ? uint64_t(1) << targets[1]->index : 0;
+  uint64_t t0 = uint64_t(1) << ti[0];
+  uint64_t t1 = want == 2 ? uint64_t(1) << ti[1] : 0;
   double sign = adjoint ? -1.0 : 1.0; // adjoint of a rotation: -theta
   const double r = M_SQRT1_2;
-  auto &k = kernels();
+  Op op;
+  op.gate = uint8_t(gate);
+  op.adjoint = adjoint ? 1 : 0;
+  op.param = param;
+  op.ctrl = cm;
+  op.touch = cm | tm;
+  auto twoByTwo = [&](Cplx a, Cplx b, Cplx c, Cplx d) {
+    op.kind = kOp2x2;
+    op.setMask = cm | t0;
+    op.setValue = cm;
+    op.a = t0;
+    op.m[0] = a;
+    op.m[1] = b;
+    op.m[2] = c;
+    op.m[3] = d;
+  };
+  auto phaseOnOne = [&](uint64_t c, uint64_t t, Cplx z) {
+    op.kind = kOpScale;
+    op.setMask = op.setValue = c | t;
+    op.m[0] = z;
+  };
+  auto swapFlip = [&](uint64_t mask, uint64_t value, uint64_t flip) {
+    op.kind = kOpSwap;
+    op.setMask = mask;
+    op.setValue = value;
+    op.a = flip;
+  };
   switch (gate) {
   case Q2_GATE_IDENTITY:
+    ++reg->gateCount;
+    return;
+  case Q2_GATE_H:
+    twoByTwo({r, 0}, {r, 0}, {r, 0}, {-r, 0});
     break;
-  case Q2_GATE_H: {
-    Cplx m[4] = {{r, 0}, {r, 0}, {r, 0}, {-r, 0}};
-    apply2x2(reg, cm, t0, m);
-    break;
-  }
   case Q2_GATE_X:
-    k.swapFlip(data(reg), nq(reg), makeIndexSet(cm | t0, cm), t0);
+    swapFlip(cm | t0, cm, t0);
     break;
-  case Q2_GATE_Y: {
-    Cplx m[4] = {{0, 0}, {0, -1}, {0, 1}, {0, 0}};
-    apply2x2(reg, cm, t0, m);
+  case Q2_GATE_Y:
+    twoByTwo({0, 0}, {0, -1}, {0, 1}, {0, 0});
     break;
-  }
   case Q2_GATE_Z:
-    phaseOnOne(reg, cm, t0, {-1, 0});
+    phaseOnOne(cm, t0, {-1, 0});
     break;
   case Q2_GATE_S:
-    phaseOnOne(reg, cm, t0, {0, sign});
+    phaseOnOne(cm, t0, {0, sign});
     break;
   case Q2_GATE_T:
-    phaseOnOne(reg, cm, t0, {r, sign * r});
+    phaseOnOne(cm, t0, {r, sign * r});
     break;
   case Q2_GATE_RX: {
     double c = std::cos(param / 2), s = sign * std::sin(param / 2);
-    Cplx m[4] = {{c, 0}, {0, -s}, {0, -s}, {c, 0}};
-    apply2x2(reg, cm, t0, m);
+    twoByTwo({c, 0}, {0, -s}, {0, -s}, {c, 0});
     break;
   }
   case Q2_GATE_RY: {
     double c = std::cos(param / 2), s = sign * std::sin(param / 2);
-    Cplx m[4] = {{c, 0}, {-s, 0}, {s, 0}, {c, 0}};
-    apply2x2(reg, cm, t0, m);
+    twoByTwo({c, 0}, {-s, 0}, {s, 0}, {c, 0});
     break;
   }
-  case Q2_GATE_RZ: {
+  case Q2_GATE_RZ:
     // exp(-i theta/2 Z) is a Z-only Pauli rotation: one diagonal pass.
-    k.pauliDiag(data(reg), nq(reg), makeIndexSet(cm, cm), t0,
-                std::cos(param / 2), sign * std::sin(param / 2));
+    op.kind = kOpDiag;
+    op.setMask = op.setValue = cm;
+    op.b = t0;
+    op.m[0] = {std::cos(param / 2), sign * std::sin(param / 2)};
     break;
-  }
   case Q2_GATE_PHASESHIFT:
-    phaseOnOne(reg, cm, t0, {std::cos(param), sign * std::sin(param)});
+    phaseOnOne(cm, t0, {std::cos(param), sign * std::sin(param)});
     break;
   case Q2_GATE_CNOT:
-    k.swapFlip(data(reg), nq(reg), makeIndexSet(cm | t0 | t1, cm | t0), t1);
+    swapFlip(cm | t0 | t1, cm | t0, t1);
     break;
   case Q2_GATE_CZ:
-    phaseOnOne(reg, cm | t0, t1, {-1, 0});
+    phaseOnOne(cm | t0, t1, {-1, 0});
     break;
   case Q2_GATE_SWAP:
-    k.swapFlip(data(reg), nq(reg), makeIndexSet(cm | t0 | t1, cm | t0),
-               t0 | t1);
+    swapFlip(cm | t0 | t1, cm | t0, t0 | t1);
     break;
   }
-  ++reg->gateCount;
+  setEffectiveControls(op);
+  if (!recordOp("q2_rt_gate", reg, op))
+    applyDirect(reg, op);
+  if (!errorIsPending) // a call the recording refused is not counted
+    ++reg->gateCount;
   Q2_CATCH("q2_rt_gate", )
 }
 
 void q2_rt_pauli_rot(double theta, const char *pauli, Q2Qubit *const *targets,
                      int64_t num_targets, Q2Qubit *const *ctrls,
                      int64_t num_ctrls) {
-  if (errorPending)
+  if (errorIsPending)
     return;
   Q2_TRY
   if (num_targets > 0 && !pauli) {
@@ -461,16 +754,17 @@ void q2_rt_pauli_rot(double theta, const char *pauli, Q2Qubit *const *targets,
              (long long)num_targets);
     return;
   }
-  Q2Register *reg = nullptr;
+  Register *reg = nullptr;
   uint64_t seen = 0, tm = 0, cm = 0;
+  int64_t ti[64];
   if (!collect("q2_rt_pauli_rot", "targets", targets, num_targets, reg, seen,
-               tm) ||
+               tm, ti) ||
       !collect("q2_rt_pauli_rot", "ctrls", ctrls, num_ctrls, reg, seen, cm))
     return;
   uint64_t xm = 0, zm = 0;
   int ny = 0;
   for (int64_t i = 0; i < num_targets; ++i) {
-    uint64_t bit = uint64_t(1) << targets[i]->index;
+    uint64_t bit = uint64_t(1) << ti[i];
     switch (pauli[i]) {
     case 'I':
       break;
@@ -496,22 +790,26 @@ void q2_rt_pauli_rot(double theta, const char *pauli, Q2Qubit *const *targets,
   }
   if (!reg) // no qubits at all: nothing to act on
     return;
-  double c = std::cos(theta / 2), s = std::sin(theta / 2);
-  if (tryFuse(reg, xm, zm, ny, cm, c, s)) {
+  Op op = rotationOp(xm, zm, ny, cm, std::cos(theta / 2), std::sin(theta / 2));
+  op.param = theta;
+  setEffectiveControls(op);
+  if (!recordOp("q2_rt_pauli_rot", reg, op))
+    applyDirect(reg, op);
+  if (!errorIsPending)
     ++reg->gateCount;
-    return;
-  }
-  flushFusion(reg);
-  applyRotation(reg, xm, zm, ny, cm, c, s);
-  ++reg->gateCount;
   Q2_CATCH("q2_rt_pauli_rot", )
 }
 
 int32_t q2_rt_measure(Q2Qubit *qubit) {
-  if (errorPending)
+  if (errorIsPending)
     return -1;
   Q2_TRY
-  Q2Register *reg = nullptr;
+  if (recording()) {
+    setError("q2_rt_measure: not allowed while a block is being recorded "
+             "(between q2_rt_block_begin and q2_rt_block_end)");
+    return -1;
+  }
+  Register *reg = nullptr;
   uint64_t seen = 0, tm = 0;
   Q2Qubit *const qs[1] = {qubit};
   if (!collect("q2_rt_measure", "qubit", qs, 1, reg, seen, tm))
@@ -540,14 +838,25 @@ int32_t q2_rt_measure(Q2Qubit *qubit) {
 }
 
 void q2_rt_probs(Q2Qubit *const *qubits, int64_t num, double *out) {
-  if (errorPending)
+  if (errorIsPending)
     return;
   Q2_TRY
-  Q2Register *reg = nullptr;
-  uint64_t seen = 0, mask = 0;
-  if (!collect("q2_rt_probs", "qubits", qubits, num, reg, seen, mask))
+  if (recording()) {
+    setError("q2_rt_probs: not allowed while a block is being recorded "
+             "(between q2_rt_block_begin and q2_rt_block_end)");
     return;
-  flushFusion(reg);
+  }
+  if (num < 0 || num > 59) {
+    setError("q2_rt_probs: %lld qubits requested; the output count 2^num "
+             "needs 0 <= num <= 59 (and at most the register's qubits)",
+             (long long)num);
+    return;
+  }
+  Register *reg = nullptr;
+  uint64_t seen = 0, mask = 0;
+  int64_t idx[64];
+  if (!collect("q2_rt_probs", "qubits", qubits, num, reg, seen, mask, idx))
+    return;
   if (!out) {
     setError("q2_rt_probs: NULL output buffer");
     return;
@@ -556,36 +865,38 @@ void q2_rt_probs(Q2Qubit *const *qubits, int64_t num, double *out) {
     out[0] = 1.0;
     return;
   }
+  flushFusion(reg);
   // Outcome index of amplitude y, by bytes: first listed qubit = MSB.
   int n = nq(reg), numBytes = (n + 7) / 8;
-  std::vector<uint64_t> tab(size_t(numBytes) * 256, 0);
+  uint64_t tab[8][256] = {};
   for (int64_t i = 0; i < num; ++i) {
-    int q = int(qubits[i]->index);
+    int q = int(idx[i]);
     uint64_t outBit = uint64_t(1) << (num - 1 - i);
     for (int b = 0; b < 256; ++b)
       if ((b >> (q % 8)) & 1)
-        tab[size_t(q / 8) * 256 + b] |= outBit;
+        tab[q / 8][b] |= outBit;
   }
   uint64_t numOut = uint64_t(1) << num;
   std::fill(out, out + numOut, 0.0);
   const double *v = data(reg);
   uint64_t amps = uint64_t(1) << n;
   for (uint64_t y = 0; y < amps; ++y) {
-    uint64_t idx = 0;
+    uint64_t o = 0;
     for (int c = 0; c < numBytes; ++c)
-      idx |= tab[size_t(c) * 256 + ((y >> (8 * c)) & 255)];
-    out[idx] += v[2 * y] * v[2 * y] + v[2 * y + 1] * v[2 * y + 1];
+      o |= tab[c][(y >> (8 * c)) & 255];
+    out[o] += v[2 * y] * v[2 * y] + v[2 * y + 1] * v[2 * y + 1];
   }
   Q2_CATCH("q2_rt_probs", )
 }
 
 const char *q2_rt_last_error(void) {
-  return errorPending ? errorMessage.c_str() : nullptr;
+  return errorIsPending ? errorMessage.c_str() : nullptr;
 }
 
 void q2_rt_clear_error(void) {
-  errorPending = false;
+  errorIsPending = false;
   errorMessage.clear();
+  resetRecording(); // a recording cut short by the error is dropped
 }
 
 int64_t q2_rt_set_max_qubits(int64_t max_qubits) {
@@ -597,16 +908,24 @@ int32_t q2_rt_set_num_threads(int32_t num_threads) {
   return setNumThreads(num_threads);
 }
 
+int32_t q2_rt_get_num_threads(void) { return getNumThreads(); }
+
 void q2_rt_seed(uint64_t seed) {
   std::lock_guard<std::mutex> g(rngMutex);
   rng.seed(seed);
 }
 
-int64_t q2_rt_num_qubits(const Q2Register *reg) {
+int64_t q2_rt_num_qubits(const Q2Register *h) {
+  if (!h)
+    return 0;
+  Register *reg = checkRegister("q2_rt_num_qubits", h);
   return reg ? reg->numQubits : 0;
 }
 
-double *q2_rt_state_data(Q2Register *reg) {
+double *q2_rt_state_data(Q2Register *h) {
+  if (!h)
+    return nullptr;
+  Register *reg = checkRegister("q2_rt_state_data", h);
   if (!reg)
     return nullptr;
   try {
@@ -617,7 +936,10 @@ double *q2_rt_state_data(Q2Register *reg) {
   return data(reg);
 }
 
-int64_t q2_rt_gate_count(const Q2Register *reg) {
+int64_t q2_rt_gate_count(const Q2Register *h) {
+  if (!h)
+    return 0;
+  Register *reg = checkRegister("q2_rt_gate_count", h);
   return reg ? reg->gateCount : 0;
 }
 

@@ -1,12 +1,15 @@
 //===- RuntimeInternal.h - runtime internals (private) ----------*- C++ -*-===//
 //
-// The register layout behind the opaque C handles, for the runtime's own
-// sources, its unit tests and benchmarks. Not installed, not part of the ABI.
+// The register layout behind the opaque C handles, the decoded form of a gate
+// (Op), the handle registry and the block engine's entry points, for the
+// runtime's own sources, its unit tests and benchmarks. Not installed, not
+// part of the ABI.
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_RUNTIME_RUNTIMEINTERNAL_H
 #define Q2_RUNTIME_RUNTIMEINTERNAL_H
 
+#include "Kernels.h"
 #include "q2/Runtime/QuantumRuntime.h"
 
 #include <Eigen/Core>
@@ -15,51 +18,171 @@
 #include <memory>
 #include <vector>
 
-struct Q2Qubit {
-  Q2Register *reg;
-  int64_t index;
-};
+namespace q2::runtime {
 
-/// Pending fused work: consecutive Pauli rotations with the same controls on
-/// at most kMaxFusedQubits qubits, multiplied into one dense 2^m x 2^m matrix
-/// and applied in a single sweep when anything else needs the state.
-struct Q2Fusion {
+//===-- decoded operations ------------------------------------------------===//
+/// One gate or rotation call, decoded into the kernel call that applies it
+/// (same numbers as the direct path, so replaying an Op is bit-identical to
+/// the call). Masks are over qubit bits of the space the Op lives in (the
+/// register, or a block's local space after translate()).
+enum OpKind : uint8_t {
+  kOp2x2,   // apply2x2(set, a = target bit, m[0..3])
+  kOpScale, // scale(set, m[0])
+  kOpSwap,  // swapFlip(set, a = flip)
+  kOpPairs, // pauliPairs(set, a = xm, b = zm, c = m[0].re, k = m[1], eta = m[0].im)
+  kOpDiag,  // pauliDiag(set, b = zm, c = m[0].re, s = m[0].im)
+  kOpNest,  // nested block: the next `len` Ops, applied `count` times
+};
+constexpr uint8_t kGatePauli = 254; // Op::gate of a q2_rt_pauli_rot call
+
+struct Op {
+  uint8_t kind = kOpScale;
+  uint8_t gate = 0;    // Q2Gate, or kGatePauli
+  uint8_t adjoint = 0; // as passed (hash only)
+  uint64_t ctrl = 0;   // the call's control qubits
+  /// Effective controls: every amplitude the Op changes has these bits 1
+  /// (its controls, CNOT's control, a phase gate's own qubit, ...), so it
+  /// acts as the identity where any of them is 0. Blocks take C from these.
+  uint64_t ones = 0;
+  uint64_t touch = 0;  // every qubit the call acts on or is controlled by
+  uint64_t setMask = 0, setValue = 0; // kernel index set
+  uint64_t a = 0, b = 0;
+  double param = 0; // the call's angle (hash only)
+  Cplx m[4] = {};
+  int64_t count = 0, len = 0; // kOpNest
+};
+bool sameOp(const Op &x, const Op &y);
+/// Sets op.ones from the kernel index set (call after filling the Op).
+void setEffectiveControls(Op &op);
+/// Applies one non-nested Op to an interleaved amplitude array of 2^n.
+void applyOp(double *v, int n, const Op &op);
+/// op in the local space of a block: bits of `common` dropped (they are 1
+/// throughout), the bits of `targets` renumbered 0.. in ascending order.
+Op translateOp(const Op &op, uint64_t common, uint64_t targets);
+/// Software pext: the bits of x under mask, packed into the low bits.
+uint64_t extractBitsOf(uint64_t x, uint64_t mask);
+/// Applies ops[0, len) `count` times (nested blocks recursively, replayed).
+void replayOps(double *v, int n, const Op *ops, size_t len, int64_t count);
+
+//===-- rotation / gate fusion --------------------------------------------===//
+/// Pending fused work: consecutive Ops with the same controls whose other
+/// qubits stay within kMaxFusedQubits. Kept as a list; at flush the cost
+/// model (fusionPays) decides between one dense 2^k x 2^k sweep and applying
+/// the Ops one by one.
+struct Fusion {
   static constexpr int kMaxFusedQubits = 4;
+  static constexpr size_t kMaxOps = 256;
   bool active = false;
-  uint64_t targetMask = 0; // local bit i = i-th lowest qubit of the mask
+  uint64_t targetMask = 0; // qubits besides the controls
   uint64_t ctrlMask = 0;
-  int64_t numFused = 0;
-  // The first rotation, applied directly when it stays alone in its block
-  // (one kernel sweep is cheaper than a dense 2^m x 2^m one).
-  uint64_t firstXm = 0, firstZm = 0;
-  int firstNy = 0;
-  double firstCos = 1, firstSin = 0;
-  std::vector<std::complex<double>> matrix, scratch; // row major
+  std::vector<Op> ops;     // capacity kept between groups
+  std::vector<std::complex<double>> matrix, scratch;
 };
 
-struct Q2Register {
+struct BlockCache; // Blocks.cpp
+struct BlockCacheDeleter {
+  void operator()(BlockCache *c) const;
+};
+
+struct Register {
   int64_t numQubits = 0;
   int64_t gateCount = 0;
+  uint64_t handle = 0; // tagged id given out as Q2Register*
   /// 2^numQubits amplitudes; qubit k is bit k of the index.
   Eigen::VectorXcd amps;
-  std::unique_ptr<Q2Qubit[]> qubits;
-  Q2Fusion fusion;
+  Fusion fusion;
+  std::unique_ptr<BlockCache, BlockCacheDeleter> cache; // per register life
 };
 
-namespace q2::runtime {
+inline double *data(Register *r) {
+  return reinterpret_cast<double *>(r->amps.data());
+}
+
+//===-- handles -----------------------------------------------------------===//
+/// Q2Register * and Q2Qubit * are tagged ids (bit 0 set, so never an aligned
+/// pointer), validated against the live-register table with a generation
+/// counter: stale, double-freed and foreign handles are detected.
+enum class HandleStatus { Ok, Null, Foreign, WrongKind, Stale, BadIndex };
+Register *lookupRegister(const Q2Register *h, HandleStatus *status = nullptr);
+Register *lookupQubit(const Q2Qubit *h, int64_t *index,
+                      HandleStatus *status = nullptr);
+const char *handleStatusText(HandleStatus s);
+
+//===-- errors (thread-local slot, see QuantumRuntime.cpp) ----------------===//
+bool errorPending();
+__attribute__((format(printf, 1, 2))) void setError(const char *fmt, ...);
+
 /// Default of q2_rt_set_max_qubits: largest n with 16 * 2^n bytes <= 80 % of
 /// physical memory (sysconf).
 int64_t defaultMaxQubits();
+/// Physical memory in bytes (sysconf), 0 when unknown.
+double physicalMemoryBytes();
 
-/// Rotation fusion (on by default for registers of at least
-/// getFusionMinQubits() qubits; env Q2_RT_FUSION=0 turns it off). Setters
-/// return the previous value.
+/// Fusion (on by default; env Q2_RT_FUSION=0 turns it off). Whether a group
+/// is applied densely is decided by fusionPays(). Setters return the
+/// previous value.
 bool getFusionEnabled();
 bool setFusionEnabled(bool on);
+/// Registers below this many qubits never fuse (default 1: the cost model
+/// decides everywhere; tests set it).
 int64_t getFusionMinQubits();
 int64_t setFusionMinQubits(int64_t n);
 /// Applies pending fused work to the state (no-op when there is none).
-void flushFusion(Q2Register *reg);
+void flushFusion(Register *reg);
+/// Cost model: is one dense 2^k x 2^k sweep over `amps` amplitudes (of a
+/// 2^n state) cheaper than the `ops` one by one?
+bool fusionPays(int k, int n, uint64_t amps, const Op *ops, size_t numOps,
+                uint64_t lowestFixedBit);
+/// 0 = cost model (default), 1 = always dense, -1 = never dense (tests,
+/// benchmarks). Returns the previous value.
+int setFusionPolicy(int policy);
+
+//===-- blocks (Blocks.cpp) -----------------------------------------------===//
+/// Records `op` when a block recording is open on this thread: returns true
+/// (recorded, or an error set). False: apply it now.
+bool recordOp(const char *fn, Register *reg, const Op &op);
+/// True while this thread records a block (probs/measure/alloc/dealloc are
+/// errors then).
+bool recording();
+/// Drops any open recording of this thread (q2_rt_clear_error, dealloc).
+void resetRecording();
+/// Applies ops[0, len) `count` times to reg by the chosen method; fills the
+/// stats. mode: 0 replay, 1 cost model, 2 dense when it fits.
+void executeBlock(Register *reg, const Op *ops, size_t len, int64_t count);
+
+/// Cost-model constants (ns), measured by bench-runtime --calibrate.
+struct CostModel {
+  double gateInCache;  // per amplitude and Op, buffer in L2
+  double gateOutCache; // per amplitude and Op, state beyond the L3 budget
+  double opOverhead;   // per kernel call (index set, run plan, dispatch)
+  double gatherAmp;    // gather + scatter, per amplitude
+  double gemmMac;      // per complex multiply-add, AVX2+FMA Eigen GEMM
+  double gemmMacBaseline; // the same, baseline-ISA Eigen (no AVX2 CPU)
+  double denseAmp[7];  // fused dense sweep (applyDense), per amplitude, k=0..6
+  double cacheBytes;   // state size below which gateInCache applies
+};
+const CostModel &costModel();
+void setCostModel(const CostModel &m);
+
+/// Method chosen for a block (also Q2BlockStat::method).
+enum BlockMethod { kReplay = 0, kSliceReplay = 1, kDense = 2 };
+int getBlockMode();
+/// C = A * B (column major, contiguous, no aliasing) as the dense block path
+/// computes it (for bench-runtime).
+void denseProduct(const std::complex<double> *A, const std::complex<double> *B,
+                  std::complex<double> *C, long m, long k, long n);
+/// Dense block GEMMs through the AVX2+FMA build of Eigen (default on, used
+/// only when the CPU has AVX2); false: the baseline build. Returns the
+/// previous value (false when the AVX2 file is not built).
+bool setGemmAVX2(bool on);
+/// Tests: use this BlockMethod for every top-level block (dense only when it
+/// fits; -1 = the cost model). Returns the previous value.
+int setForcedBlockMethod(int method);
+/// Amplitudes per slice-replay buffer (2^bits); tests shrink it.
+int setSliceBufferBits(int bits);
+/// Work (estimated ns) above which block code uses the pool.
+double setBlockParallelWork(double ns);
+
 } // namespace q2::runtime
 
 #endif // Q2_RUNTIME_RUNTIMEINTERNAL_H

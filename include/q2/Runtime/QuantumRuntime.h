@@ -24,7 +24,9 @@ extern "C" {
 #endif
 
 /* A register: a state vector of 2^n complex<double> amplitudes. Owned by the
- * runtime; created by q2_rt_alloc, destroyed by q2_rt_dealloc. */
+ * runtime; created by q2_rt_alloc, destroyed by q2_rt_dealloc. Handles are
+ * opaque ids checked on every call: a stale (deallocated), double-freed or
+ * foreign handle is an error, never undefined behaviour. */
 typedef struct Q2Register Q2Register;
 /* A qubit handle, valid while its register lives. Gates act in place, so the
  * value-semantic !quantum.bit SSA chain maps to one stable handle. */
@@ -53,7 +55,7 @@ typedef enum Q2Gate {
  * an error naming the bytes needed) when num_qubits <= 0, above the limit
  * (q2_rt_set_max_qubits) or when memory cannot be had. */
 Q2Register *q2_rt_alloc(int64_t num_qubits);
-/* Frees a register; NULL is ignored. */
+/* Frees a register; NULL is ignored, an invalid handle is an error. */
 void q2_rt_dealloc(Q2Register *reg);
 /* Handle of qubit `index`; NULL (with an error) when out of range. */
 Q2Qubit *q2_rt_qubit(Q2Register *reg, int64_t index);
@@ -85,10 +87,56 @@ void q2_rt_clear_error(void);
 /* Largest register q2_rt_alloc accepts; <= 0 restores the default (what fits
  * in 80 % of physical memory). Returns the previous limit. */
 int64_t q2_rt_set_max_qubits(int64_t max_qubits);
-/* Threads used by kernels on states above the threading threshold (<= 0:
- * hardware concurrency). Returns the previous value. */
+/* Threads used by every parallel path (kernels on states above the
+ * threading threshold, block slice replay, dense block GEMMs); <= 0:
+ * hardware concurrency. Returns the previous value. */
 int32_t q2_rt_set_num_threads(int32_t num_threads);
+/* The thread count in force. */
+int32_t q2_rt_get_num_threads(void);
 void q2_rt_seed(uint64_t seed);
+
+/* --- powered blocks (docs/runtime-abi.md, docs/runtime-blocks.md) --------*/
+/* Brackets ONE execution of a loop body whose gates are loop-invariant.
+ * Between q2_rt_block_begin and the matching q2_rt_block_end, q2_rt_gate and
+ * q2_rt_pauli_rot calls are checked and RECORDED, not applied (all on one
+ * register). The outermost q2_rt_block_end applies the recorded sequence
+ * `count` times (count >= 0; 0 is the identity) and returns when the state
+ * is updated. A begin inside a recording opens a nested block with its own
+ * count, at most 16 levels deep. q2_rt_probs, q2_rt_measure, q2_rt_alloc and
+ * q2_rt_dealloc while recording are errors. The recording state is
+ * thread-local, like the error slot; q2_rt_clear_error drops an open
+ * recording. */
+void q2_rt_block_begin(int64_t count);
+void q2_rt_block_end(void);
+
+/* How a block's power is applied: 0 = replay the gates count times with
+ * the whole-state kernels (reference), 1 = cost model (default), 2 = dense
+ * U^count whenever it fits the memory limit. Returns the previous mode. */
+int32_t q2_rt_set_block_mode(int32_t mode);
+/* Most bytes of dense block matrices a register may hold (cache included);
+ * dense is refused when 3 matrices of 16 * 4^m bytes exceed it. <= 0
+ * restores the default min(1 GiB, physical memory / 8). Returns the
+ * previous effective limit. */
+int64_t q2_rt_set_block_memory_limit(int64_t bytes);
+
+/* One line of the block report: blocks with the same (num_qubits,
+ * num_controls, count, num_gates, method) are folded into one entry. */
+typedef struct Q2BlockStat {
+  int64_t num_qubits;   /* m: qubits the block acts on besides its common
+                           controls; -1 in the overflow entry */
+  int64_t num_controls; /* controls common to every gate of the block */
+  int64_t count;        /* repetitions (q2_rt_block_begin's count) */
+  int64_t num_gates;    /* gate/rotation calls recorded (nested bodies once) */
+  int64_t occurrences;  /* blocks folded into this entry */
+  int32_t method;       /* 0 replay, 1 slice replay, 2 dense */
+  int32_t reused;       /* occurrences that took U or a power from the cache */
+  double seconds;       /* wall time of q2_rt_block_end, summed */
+} Q2BlockStat;
+/* Number of entries since the last reset (at most 256; the 256th collects
+ * everything past the cap); copies min(that, capacity) entries to out (out
+ * may be NULL). This thread's blocks only. */
+int64_t q2_rt_block_stats(Q2BlockStat *out, int64_t capacity);
+void q2_rt_reset_block_stats(void);
 
 /* --- inspection (tests, host) --------------------------------------------*/
 int64_t q2_rt_num_qubits(const Q2Register *reg);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 TEST(RuntimeShared, BellStateThroughSharedLibrary) {
   q2_rt_clear_error();
@@ -30,4 +31,54 @@ TEST(RuntimeShared, BellStateThroughSharedLibrary) {
   EXPECT_NEAR(p[3], 0.5, 1e-15);
   EXPECT_EQ(q2_rt_gate_count(r), 3);
   q2_rt_dealloc(r);
+}
+
+/// The block ABI and the new controls are exported: a controlled-X block
+/// powered 3 times (= one X) and 4 times (= identity), checked by hand.
+TEST(RuntimeShared, BlocksAndHandleChecksThroughSharedLibrary) {
+  q2_rt_clear_error();
+  q2_rt_reset_block_stats();
+  int32_t prevThreads = q2_rt_get_num_threads();
+  EXPECT_GE(prevThreads, 1);
+  Q2Register *r = q2_rt_alloc(2);
+  Q2Qubit *a = q2_rt_qubit(r, 0), *b = q2_rt_qubit(r, 1);
+  q2_rt_gate(Q2_GATE_X, 0, &b, 1, nullptr, 0, 0); // |10>
+  for (int32_t mode = 0; mode <= 2; ++mode) {
+    int32_t prev = q2_rt_set_block_mode(mode);
+    q2_rt_block_begin(3);
+    q2_rt_gate(Q2_GATE_X, 0, &a, 1, &b, 1, 0);
+    q2_rt_block_end();
+    q2_rt_set_block_mode(prev);
+    ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+    double p[4];
+    Q2Qubit *ba[2] = {b, a};
+    q2_rt_probs(ba, 2, p);
+    EXPECT_NEAR(p[mode % 2 == 0 ? 3 : 2], 1.0, 1e-15) << mode; // toggles
+  }
+  // Mode 0 replays; mode 1 picks (replay here: one gate on 2 qubits, so it
+  // shares mode 0's entry); mode 2 is dense.
+  Q2BlockStat st[4];
+  int64_t n = q2_rt_block_stats(st, 4);
+  ASSERT_GE(n, 2);
+  ASSERT_LE(n, 3);
+  int64_t total = 0;
+  bool dense = false;
+  for (int64_t i = 0; i < n; ++i) {
+    total += st[i].occurrences;
+    dense |= st[i].method == 2;
+    EXPECT_EQ(st[i].count, 3);
+    EXPECT_EQ(st[i].num_qubits, 1);
+    EXPECT_EQ(st[i].num_controls, 1);
+  }
+  EXPECT_EQ(total, 3);
+  EXPECT_TRUE(dense);
+  q2_rt_reset_block_stats();
+  EXPECT_GT(q2_rt_set_block_memory_limit(1 << 20), 0);
+  EXPECT_EQ(q2_rt_set_block_memory_limit(0), 1 << 20);
+  q2_rt_dealloc(r);
+  q2_rt_dealloc(r); // double free: an error, not a crash
+  ASSERT_NE(q2_rt_last_error(), nullptr);
+  EXPECT_NE(std::string(q2_rt_last_error()).find("invalid register handle"),
+            std::string::npos);
+  q2_rt_clear_error();
 }

@@ -460,6 +460,7 @@ TEST_F(RuntimeTest, MultiThreadedMatchesSingleThreaded) {
   const int64_t threshold0 = rt::getParallelThreshold();
   auto runCircuit = [&](int threads, int64_t threshold, bool fusion = false) {
     bool prevF = rt::setFusionEnabled(fusion);
+    int prevP = rt::setFusionPolicy(fusion ? 1 : 0); // dense whenever fused
     int prevT = q2_rt_set_num_threads(threads);
     int64_t prevTh = rt::setParallelThreshold(threshold);
     std::mt19937_64 gen(2024);
@@ -487,6 +488,7 @@ TEST_F(RuntimeTest, MultiThreadedMatchesSingleThreaded) {
     q2_rt_set_num_threads(prevT);
     rt::setParallelThreshold(prevTh);
     rt::setFusionEnabled(prevF);
+    rt::setFusionPolicy(prevP);
     return std::make_pair(v, m);
   };
   auto [single, m1] = runCircuit(1, int64_t(1) << 14);
@@ -675,17 +677,22 @@ TEST_F(RuntimeTest, DefaultMaxQubitsFromPhysicalMemory) {
 
 //===-- rotation fusion ---------------------------------------------------===//
 namespace {
-/// Turns fusion on for registers of any size (or off) for one scope.
+/// Turns fusion on for registers of any size (or off) for one scope; on,
+/// every group of two or more Ops is applied densely (policy 1), so the
+/// dense path is what the tests check.
 struct FusionScope {
   bool prevOn;
   int64_t prevMin;
-  explicit FusionScope(bool on) {
+  int prevPolicy;
+  explicit FusionScope(bool on, int policy = 1) {
     prevOn = rt::setFusionEnabled(on);
     prevMin = rt::setFusionMinQubits(1);
+    prevPolicy = rt::setFusionPolicy(policy);
   }
   ~FusionScope() {
     rt::setFusionEnabled(prevOn);
     rt::setFusionMinQubits(prevMin);
+    rt::setFusionPolicy(prevPolicy);
   }
 };
 } // namespace
@@ -829,10 +836,10 @@ TEST_F(RuntimeTest, FusionFlushesBeforeObservation) {
   Q2Register *r = q2_rt_alloc(2);
   Q2Qubit *q0 = q2_rt_qubit(r, 0);
   q2_rt_pauli_rot(M_PI, "X", &q0, 1, nullptr, 0); // -i X: |00> -> -i|01>
-  EXPECT_TRUE(r->fusion.active);
+  EXPECT_TRUE(rt::lookupRegister(r)->fusion.active);
   double p[2];
   q2_rt_probs(&q0, 1, p); // flushes
-  EXPECT_FALSE(r->fusion.active);
+  EXPECT_FALSE(rt::lookupRegister(r)->fusion.active);
   EXPECT_NEAR(p[1], 1.0, 1e-15);
   q2_rt_pauli_rot(M_PI, "X", &q0, 1, nullptr, 0); // back to -|00>
   EXPECT_EQ(q2_rt_measure(q0), 0);

@@ -1,0 +1,992 @@
+//===- BlockTest.cpp - powered blocks and handle checks vs. dense Eigen ---===//
+//
+// Every block result is checked against an operator built here, independently
+// of the runtime: each gate is a full 2^n x 2^n matrix from Kronecker
+// products of textbook 2x2 matrices (controls as I - P + P U), the block is
+// their product, and count repetitions are count matrix-vector products.
+// Each method (replay, slice replay, dense) is forced in turn, and the cost
+// model's own choice is checked too.
+//
+//===----------------------------------------------------------------------===//
+#include "Kernels.h"
+#include "RuntimeInternal.h"
+#include "q2/Runtime/QuantumRuntime.h"
+
+#include <Eigen/Dense>
+#include <gtest/gtest.h>
+#include <unsupported/Eigen/KroneckerProduct>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using Eigen::Matrix2cd;
+using Eigen::MatrixXcd;
+using Eigen::VectorXcd;
+using cd = std::complex<double>;
+namespace rt = q2::runtime;
+
+namespace {
+
+const cd I1(0, 1);
+
+Matrix2cd mat(cd a, cd b, cd c, cd d) {
+  Matrix2cd m;
+  m << a, b, c, d;
+  return m;
+}
+Matrix2cd pauli(char p) {
+  switch (p) {
+  case 'X': return mat(0, 1, 1, 0);
+  case 'Y': return mat(0, -I1, I1, 0);
+  case 'Z': return mat(1, 0, 0, -1);
+  default: return Matrix2cd::Identity();
+  }
+}
+const Matrix2cd P0 = mat(1, 0, 0, 0), P1 = mat(0, 0, 0, 1);
+
+/// Full operator with f[q] on qubit q (qubit k = bit k: qubit n-1 leftmost).
+MatrixXcd embed(const std::map<int, Matrix2cd> &f, int n) {
+  MatrixXcd m = MatrixXcd::Identity(1, 1);
+  for (int q = n - 1; q >= 0; --q) {
+    auto it = f.find(q);
+    Matrix2cd g = it == f.end() ? Matrix2cd::Identity() : it->second;
+    MatrixXcd k = Eigen::kroneckerProduct(m, g).eval();
+    m = k;
+  }
+  return m;
+}
+
+MatrixXcd controlled(const MatrixXcd &u, const std::vector<int> &ctrls, int n) {
+  std::map<int, Matrix2cd> f;
+  for (int c : ctrls)
+    f[c] = P1;
+  // Pi is diagonal: Pi U scales the rows of U.
+  Eigen::VectorXcd pi = embed(f, n).diagonal();
+  return MatrixXcd::Identity(u.rows(), u.cols()) -
+         MatrixXcd(pi.asDiagonal()) + pi.asDiagonal() * u;
+}
+
+Matrix2cd gate1(int g, double th) {
+  double c = std::cos(th / 2), s = std::sin(th / 2), r = std::sqrt(0.5);
+  switch (g) {
+  case Q2_GATE_H: return mat(r, r, r, -r);
+  case Q2_GATE_X: return pauli('X');
+  case Q2_GATE_Y: return pauli('Y');
+  case Q2_GATE_Z: return pauli('Z');
+  case Q2_GATE_S: return mat(1, 0, 0, I1);
+  case Q2_GATE_T: return mat(1, 0, 0, std::exp(I1 * M_PI / 4.0));
+  case Q2_GATE_RX: return c * Matrix2cd::Identity() - I1 * s * pauli('X');
+  case Q2_GATE_RY: return c * Matrix2cd::Identity() - I1 * s * pauli('Y');
+  case Q2_GATE_RZ: return c * Matrix2cd::Identity() - I1 * s * pauli('Z');
+  case Q2_GATE_PHASESHIFT: return mat(1, 0, 0, std::exp(I1 * th));
+  default: return Matrix2cd::Identity();
+  }
+}
+
+/// One call of a block: a named gate or a Pauli rotation.
+struct RefGate {
+  bool isPauli = false;
+  int gate = Q2_GATE_H;
+  double param = 0;
+  int adjoint = 0;
+  std::string word;
+  std::vector<int> targets, ctrls;
+};
+
+MatrixXcd refMatrix(const RefGate &g, int n) {
+  MatrixXcd u;
+  const auto &t = g.targets;
+  if (g.isPauli) {
+    std::map<int, Matrix2cd> f;
+    for (size_t i = 0; i < t.size(); ++i)
+      f[t[i]] = pauli(g.word[i]);
+    MatrixXcd p = embed(f, n);
+    u = std::cos(g.param / 2) * MatrixXcd::Identity(p.rows(), p.cols()) -
+        I1 * std::sin(g.param / 2) * p;
+  } else if (g.gate == Q2_GATE_CNOT) {
+    u = embed({{t[0], P0}}, n) + embed({{t[0], P1}, {t[1], pauli('X')}}, n);
+  } else if (g.gate == Q2_GATE_CZ) {
+    u = embed({{t[0], P0}}, n) + embed({{t[0], P1}, {t[1], pauli('Z')}}, n);
+  } else if (g.gate == Q2_GATE_SWAP) {
+    u = embed({}, n);
+    for (char p : {'X', 'Y', 'Z'})
+      u += embed({{t[0], pauli(p)}, {t[1], pauli(p)}}, n);
+    u *= 0.5;
+  } else {
+    u = embed({{t[0], gate1(g.gate, g.param)}}, n);
+  }
+  if (g.adjoint && !g.isPauli)
+    u = u.adjoint().eval();
+  return controlled(u, g.ctrls, n);
+}
+
+void issue(Q2Register *r, const RefGate &g) {
+  std::vector<Q2Qubit *> t, c;
+  for (int q : g.targets)
+    t.push_back(q2_rt_qubit(r, q));
+  for (int q : g.ctrls)
+    c.push_back(q2_rt_qubit(r, q));
+  if (g.isPauli)
+    q2_rt_pauli_rot(g.param, g.word.data(), t.data(), int64_t(t.size()),
+                    c.data(), int64_t(c.size()));
+  else
+    q2_rt_gate(g.gate, g.param, t.data(), int64_t(t.size()), c.data(),
+               int64_t(c.size()), g.adjoint);
+}
+
+/// A random block on qubits `free`, every gate also controlled by `common`.
+std::vector<RefGate> randomBlock(const std::vector<int> &free,
+                                 const std::vector<int> &common, int numGates,
+                                 std::mt19937_64 &gen) {
+  std::uniform_real_distribution<double> angle(-M_PI, M_PI);
+  std::vector<RefGate> out;
+  for (int i = 0; i < numGates; ++i) {
+    RefGate g;
+    std::vector<int> q = free;
+    std::shuffle(q.begin(), q.end(), gen);
+    int maxExtra = std::min<int>(2, int(q.size()) - 2);
+    int extra = maxExtra > 0 ? int(gen() % (maxExtra + 1)) : 0;
+    g.isPauli = gen() % 2;
+    if (g.isPauli) {
+      int nt = 1 + int(gen() % std::min<size_t>(4, q.size() - extra));
+      g.targets.assign(q.begin(), q.begin() + nt);
+      for (int k = 0; k < nt; ++k)
+        g.word += "IXYZ"[gen() % 4];
+      if (gen() % 3 == 0) // Z-only words take the diagonal kernel
+        for (char &ch : g.word)
+          ch = "IZ"[gen() % 2];
+      g.param = angle(gen);
+      g.ctrls.assign(q.begin() + nt, q.begin() + nt + extra);
+    } else {
+      g.gate = 1 + int(gen() % 13); // H .. SWAP
+      int nt = g.gate >= Q2_GATE_CNOT ? 2 : 1;
+      g.targets.assign(q.begin(), q.begin() + nt);
+      g.param = angle(gen);
+      g.adjoint = int(gen() % 2);
+      g.ctrls.assign(q.begin() + nt,
+                     q.begin() + nt + std::min<int>(extra, int(q.size()) - nt));
+    }
+    for (int c : common)
+      g.ctrls.push_back(c);
+    out.push_back(g);
+  }
+  return out;
+}
+
+MatrixXcd blockMatrix(const std::vector<RefGate> &gates, int n) {
+  MatrixXcd b = MatrixXcd::Identity(int64_t(1) << n, int64_t(1) << n);
+  for (const RefGate &g : gates)
+    b = (refMatrix(g, n) * b).eval();
+  return b;
+}
+
+VectorXcd power(const MatrixXcd &b, int64_t count, VectorXcd v) {
+  for (int64_t i = 0; i < count; ++i)
+    v = (b * v).eval();
+  return v;
+}
+
+VectorXcd randomState(int n, std::mt19937_64 &gen) {
+  std::normal_distribution<double> d;
+  VectorXcd v(int64_t(1) << n);
+  for (auto &x : v)
+    x = cd(d(gen), d(gen));
+  return v.normalized();
+}
+void load(Q2Register *r, const VectorXcd &v) {
+  std::memcpy(q2_rt_state_data(r), v.data(), sizeof(cd) * v.size());
+}
+VectorXcd fetch(Q2Register *r) {
+  VectorXcd v(int64_t(1) << q2_rt_num_qubits(r));
+  std::memcpy(static_cast<void *>(v.data()), q2_rt_state_data(r),
+              sizeof(cd) * v.size());
+  return v;
+}
+
+std::string takeError() {
+  const char *e = q2_rt_last_error();
+  std::string s = e ? e : "";
+  q2_rt_clear_error();
+  return s;
+}
+
+std::vector<Q2BlockStat> readStats() {
+  std::vector<Q2BlockStat> s(size_t(q2_rt_block_stats(nullptr, 0)));
+  q2_rt_block_stats(s.data(), int64_t(s.size()));
+  return s;
+}
+
+/// Restores every global knob the tests turn.
+class BlockTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    q2_rt_clear_error();
+    q2_rt_reset_block_stats();
+    prevMode = q2_rt_set_block_mode(1);
+    prevForced = rt::setForcedBlockMethod(-1);
+    prevFusion = rt::setFusionEnabled(true);
+    prevThreads = q2_rt_get_num_threads();
+  }
+  void TearDown() override {
+    EXPECT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+    q2_rt_clear_error();
+    q2_rt_set_block_mode(prevMode);
+    rt::setForcedBlockMethod(prevForced);
+    rt::setFusionEnabled(prevFusion);
+    q2_rt_set_num_threads(prevThreads);
+    q2_rt_set_block_memory_limit(0);
+    rt::setSliceBufferBits(13);
+    rt::setBlockParallelWork(500e3);
+  }
+  int prevMode = 1, prevForced = -1, prevThreads = 0;
+  bool prevFusion = true;
+};
+
+/// method: -1 cost model, 0/1/2 forced; mode 0 = replay everything.
+VectorXcd runBlock(int n, const VectorXcd &psi,
+                   const std::vector<RefGate> &gates, int64_t count) {
+  Q2Register *r = q2_rt_alloc(n);
+  load(r, psi);
+  q2_rt_block_begin(count);
+  for (const RefGate &g : gates)
+    issue(r, g);
+  q2_rt_block_end();
+  VectorXcd v = fetch(r);
+  q2_rt_dealloc(r);
+  return v;
+}
+
+} // namespace
+
+//===-- exactness ---------------------------------------------------------===//
+TEST_F(BlockTest, RandomBlocksAllMethodsMatchDense) {
+  std::mt19937_64 gen(2025);
+  const int n = 7;
+  const int64_t counts[] = {0, 1, 2, 3, 5, 7, 64, 1000};
+  int checked = 0;
+  for (int numCommon = 0; numCommon <= 2; ++numCommon)
+    for (int rep = 0; rep < 2; ++rep) {
+      std::vector<int> all = {0, 1, 2, 3, 4, 5, 6};
+      std::shuffle(all.begin(), all.end(), gen);
+      std::vector<int> common(all.begin(), all.begin() + numCommon);
+      // Leave one qubit untouched by the block now and then (a slice bit).
+      std::vector<int> free(all.begin() + numCommon,
+                            all.end() - (rep == 0 ? 1 : 0));
+      auto gates = randomBlock(free, common, 12 + int(gen() % 10), gen);
+      MatrixXcd b = blockMatrix(gates, n);
+      VectorXcd psi = randomState(n, gen);
+      for (int64_t count : counts) {
+        VectorXcd want = power(b, count, psi);
+        for (int method = -1; method <= 2; ++method) {
+          SCOPED_TRACE("common=" + std::to_string(numCommon) + " count=" +
+                       std::to_string(count) + " method=" +
+                       std::to_string(method));
+          rt::setForcedBlockMethod(method);
+          VectorXcd got = runBlock(n, psi, gates, count);
+          ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+          EXPECT_LT((got - want).cwiseAbs().maxCoeff(), 1e-10);
+          ++checked;
+        }
+        // Mode 0: everything replayed gate by gate.
+        q2_rt_set_block_mode(0);
+        EXPECT_LT((runBlock(n, psi, gates, count) - want).cwiseAbs().maxCoeff(),
+                  1e-10);
+        q2_rt_set_block_mode(2);
+        rt::setForcedBlockMethod(-1);
+        EXPECT_LT((runBlock(n, psi, gates, count) - want).cwiseAbs().maxCoeff(),
+                  1e-10);
+        q2_rt_set_block_mode(1);
+      }
+    }
+  EXPECT_EQ(checked, 3 * 2 * 8 * 4);
+}
+
+/// Slice replay with several groups and batches, split over threads, and
+/// dense panels / GEMM panels split too (parallel work threshold 0).
+TEST_F(BlockTest, ThreadedSlicesAndPanelsMatchDense) {
+  std::mt19937_64 gen(77);
+  const int n = 8;
+  q2_rt_set_num_threads(2);
+  rt::setBlockParallelWork(0);
+  std::vector<int> free = {0, 2, 3, 5, 6}, common = {7};
+  auto gates = randomBlock(free, common, 25, gen);
+  MatrixXcd b = blockMatrix(gates, n);
+  VectorXcd psi = randomState(n, gen);
+  for (int bits : {5, 6, 8, 13}) { // buffer = m, m+1, ... qubits
+    rt::setSliceBufferBits(bits);
+    for (int method : {1, 2})
+      for (int64_t count : {1, 3, 10}) {
+        rt::setForcedBlockMethod(method);
+        VectorXcd got = runBlock(n, psi, gates, count);
+        EXPECT_LT((got - power(b, count, psi)).cwiseAbs().maxCoeff(), 1e-10)
+            << "bits=" << bits << " method=" << method << " count=" << count;
+      }
+  }
+}
+
+TEST_F(BlockTest, NestedBlocksMatchDense) {
+  std::mt19937_64 gen(31);
+  const int n = 6;
+  // outer(c1) { A; inner(c2) { B; innermost(c3) { C } }; D }, the inner
+  // levels with an extra common control of their own.
+  std::vector<int> common = {5};
+  auto A = randomBlock({0, 1, 2, 3}, common, 5, gen);
+  auto B = randomBlock({0, 1, 2}, {5, 4}, 4, gen);
+  auto C = randomBlock({1, 2, 3}, {5}, 3, gen);
+  auto D = randomBlock({0, 2, 3, 4}, common, 5, gen);
+  auto mpow = [](const MatrixXcd &m, int64_t k) {
+    MatrixXcd r = MatrixXcd::Identity(m.rows(), m.cols());
+    for (int64_t i = 0; i < k; ++i)
+      r = (m * r).eval();
+    return r;
+  };
+  VectorXcd psi = randomState(n, gen);
+  for (auto [c1, c2, c3] : std::vector<std::array<int64_t, 3>>{
+           {1, 1, 1}, {3, 2, 5}, {7, 0, 3}, {2, 64, 1}, {5, 3, 0}}) {
+    MatrixXcd innermost = mpow(blockMatrix(C, n), c3);
+    MatrixXcd inner = mpow(innermost * blockMatrix(B, n), c2);
+    MatrixXcd outer = blockMatrix(D, n) * inner * blockMatrix(A, n);
+    VectorXcd want = power(outer, c1, psi);
+    for (int mode : {0, 1, 2})
+      for (int method = -1; method <= 2; ++method) {
+        if (mode == 0 && method >= 0)
+          continue;
+        q2_rt_set_block_mode(mode);
+        rt::setForcedBlockMethod(method);
+        Q2Register *r = q2_rt_alloc(n);
+        load(r, psi);
+        q2_rt_block_begin(c1);
+        for (auto &g : A)
+          issue(r, g);
+        q2_rt_block_begin(c2);
+        for (auto &g : B)
+          issue(r, g);
+        q2_rt_block_begin(c3);
+        for (auto &g : C)
+          issue(r, g);
+        q2_rt_block_end();
+        q2_rt_block_end();
+        for (auto &g : D)
+          issue(r, g);
+        q2_rt_block_end();
+        ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+        EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10)
+            << "counts " << c1 << "," << c2 << "," << c3 << " mode " << mode
+            << " method " << method;
+        q2_rt_dealloc(r);
+      }
+  }
+  q2_rt_set_block_mode(1);
+}
+
+/// QPE-like: the same block controlled by different estimation qubits with
+/// count 2^k reuses the cached powers (stats say so) and stays exact; a block
+/// that differs only in one angle is not taken from the cache.
+TEST_F(BlockTest, CacheReuseAcrossControlsAndNotAcrossParameters) {
+  std::mt19937_64 gen(5);
+  const int nSys = 4, nEst = 3, n = nSys + nEst;
+  std::vector<int> sys = {0, 1, 2, 3};
+  auto body = randomBlock(sys, {}, 15, gen);
+  q2_rt_set_block_mode(2);
+  VectorXcd psi = randomState(n, gen), want = psi;
+  Q2Register *r = q2_rt_alloc(n);
+  load(r, psi);
+  for (int k = 0; k < nEst; ++k) {
+    auto gates = body;
+    for (auto &g : gates)
+      g.ctrls.push_back(nSys + k);
+    want = power(blockMatrix(gates, n), int64_t(3) << k, want);
+    q2_rt_block_begin(int64_t(3) << k);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+  }
+  EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10);
+  auto st = readStats();
+  ASSERT_EQ(st.size(), size_t(nEst)); // counts differ: one entry each
+  for (int k = 0; k < nEst; ++k) {
+    EXPECT_EQ(st[k].method, 2);
+    EXPECT_EQ(st[k].num_qubits, nSys);
+    EXPECT_EQ(st[k].num_controls, 1);
+    EXPECT_EQ(st[k].count, int64_t(3) << k);
+    EXPECT_EQ(st[k].num_gates, 15);
+    EXPECT_EQ(st[k].occurrences, 1);
+    EXPECT_EQ(st[k].reused, k == 0 ? 0 : 1) << k;
+  }
+  // Same count on the last wire again: U^12 itself comes from the cache.
+  q2_rt_reset_block_stats();
+  {
+    auto gates = body;
+    for (auto &g : gates)
+      g.ctrls.push_back(nSys);
+    want = power(blockMatrix(gates, n), 12, want);
+    q2_rt_block_begin(12);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_EQ(readStats().at(0).reused, 1);
+  }
+  // One angle changed by one ulp: a different block, not reused.
+  q2_rt_reset_block_stats();
+  {
+    auto gates = body;
+    for (auto &g : gates)
+      g.ctrls.push_back(nSys + 1);
+    size_t i = 0;
+    while (gates[i].isPauli == false && gates[i].gate < Q2_GATE_RX)
+      ++i;
+    gates[i].param = std::nextafter(gates[i].param, 10.0);
+    want = power(blockMatrix(gates, n), 6, want);
+    q2_rt_block_begin(6);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_EQ(readStats().at(0).reused, 0);
+  }
+  // A genuinely different angle.
+  q2_rt_reset_block_stats();
+  {
+    auto gates = body;
+    for (auto &g : gates) {
+      g.ctrls.push_back(nSys + 2);
+      if (g.isPauli)
+        g.param *= 1.5;
+    }
+    want = power(blockMatrix(gates, n), 3, want);
+    q2_rt_block_begin(3);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_EQ(readStats().at(0).reused, 0);
+  }
+  q2_rt_dealloc(r);
+}
+
+/// A memory limit below 3 matrices refuses dense even in mode 2.
+TEST_F(BlockTest, MemoryLimitRefusesDense) {
+  std::mt19937_64 gen(8);
+  const int n = 7;
+  auto gates = randomBlock({0, 1, 2, 3, 4, 5}, {6}, 10, gen);
+  VectorXcd psi = randomState(n, gen);
+  VectorXcd want = power(blockMatrix(gates, n), 9, psi);
+  q2_rt_set_block_mode(2);
+  int64_t def = q2_rt_set_block_memory_limit(3 * 16 * 4096 - 1); // m = 6
+  EXPECT_GE(def, int64_t(1) << 20);
+  EXPECT_LT((runBlock(n, psi, gates, 9) - want).cwiseAbs().maxCoeff(), 1e-10);
+  auto st = readStats();
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_NE(st[0].method, 2);
+  EXPECT_EQ(q2_rt_set_block_memory_limit(3 * 16 * 4096), 3 * 16 * 4096 - 1);
+  q2_rt_reset_block_stats();
+  EXPECT_LT((runBlock(n, psi, gates, 9) - want).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_EQ(readStats().at(0).method, 2);
+  EXPECT_EQ(q2_rt_set_block_memory_limit(0), 3 * 16 * 4096);
+}
+
+/// Fusion pending before a block is applied first; the block's gates are not
+/// fused (they are recorded).
+TEST_F(BlockTest, PendingFusionIsFlushedBeforeTheBlock) {
+  int64_t prevMin = rt::setFusionMinQubits(1);
+  int prevPolicy = rt::setFusionPolicy(1);
+  std::mt19937_64 gen(12);
+  const int n = 5;
+  auto pre = randomBlock({0, 1, 2}, {}, 4, gen);
+  auto gates = randomBlock({0, 1, 2, 3}, {4}, 8, gen);
+  VectorXcd psi = randomState(n, gen);
+  VectorXcd want = power(blockMatrix(gates, n), 4, blockMatrix(pre, n) * psi);
+  for (int method = 0; method <= 2; ++method) {
+    rt::setForcedBlockMethod(method);
+    Q2Register *r = q2_rt_alloc(n);
+    load(r, psi);
+    for (auto &g : pre)
+      issue(r, g);
+    q2_rt_block_begin(4);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10) << method;
+    EXPECT_EQ(q2_rt_gate_count(r), int64_t(pre.size() + gates.size()));
+    q2_rt_dealloc(r);
+  }
+  rt::setFusionMinQubits(prevMin);
+  rt::setFusionPolicy(prevPolicy);
+}
+
+TEST_F(BlockTest, EmptyAndIdentityBlocks) {
+  Q2Register *r = q2_rt_alloc(3);
+  Q2Qubit *q0 = q2_rt_qubit(r, 0), *q2 = q2_rt_qubit(r, 2);
+  q2_rt_gate(Q2_GATE_H, 0, &q0, 1, nullptr, 0, 0);
+  VectorXcd before = fetch(r);
+  q2_rt_block_begin(5); // nothing recorded
+  q2_rt_block_end();
+  q2_rt_block_begin(3); // identity gates only
+  q2_rt_gate(Q2_GATE_IDENTITY, 0, &q0, 1, nullptr, 0, 0);
+  q2_rt_block_end();
+  EXPECT_LT((fetch(r) - before).cwiseAbs().maxCoeff(), 1e-15);
+  // A controlled identity word: a relative phase on the control's subspace,
+  // powered: exp(-i 0.3/2)^4 where q2 = 1.
+  q2_rt_gate(Q2_GATE_H, 0, &q2, 1, nullptr, 0, 0);
+  VectorXcd v = fetch(r);
+  q2_rt_block_begin(4);
+  q2_rt_pauli_rot(0.3, "", nullptr, 0, &q2, 1);
+  q2_rt_block_end();
+  VectorXcd got = fetch(r);
+  for (int i = 0; i < 8; ++i) {
+    cd f = (i & 4) ? std::exp(-I1 * 0.6) : cd(1, 0);
+    EXPECT_LT(std::abs(got[i] - f * v[i]), 1e-14) << i;
+  }
+  q2_rt_dealloc(r);
+}
+
+//===-- errors ------------------------------------------------------------===//
+TEST_F(BlockTest, RecordingErrors) {
+  Q2Register *r = q2_rt_alloc(3), *other = q2_rt_alloc(2);
+  Q2Qubit *q0 = q2_rt_qubit(r, 0), *o0 = q2_rt_qubit(other, 0);
+  double p[2];
+
+  q2_rt_block_begin(2);
+  q2_rt_gate(Q2_GATE_X, 0, &q0, 1, nullptr, 0, 0);
+  q2_rt_probs(&q0, 1, p);
+  EXPECT_NE(takeError().find("q2_rt_probs: not allowed while a block is being "
+                             "recorded"),
+            std::string::npos);
+  // clear_error dropped the recording: the X was never applied.
+  EXPECT_EQ(fetch(r)[0], cd(1, 0));
+
+  q2_rt_block_begin(1);
+  EXPECT_EQ(q2_rt_measure(q0), -1);
+  EXPECT_NE(takeError().find("q2_rt_measure: not allowed"), std::string::npos);
+  q2_rt_block_begin(1);
+  EXPECT_EQ(q2_rt_alloc(2), nullptr);
+  EXPECT_NE(takeError().find("q2_rt_alloc: not allowed"), std::string::npos);
+
+  q2_rt_block_end();
+  EXPECT_NE(takeError().find("q2_rt_block_end: no open block"),
+            std::string::npos);
+
+  q2_rt_block_begin(-1);
+  EXPECT_NE(takeError().find("q2_rt_block_begin: negative count -1"),
+            std::string::npos);
+
+  for (int i = 0; i < 17; ++i)
+    q2_rt_block_begin(1);
+  EXPECT_NE(takeError().find("nested deeper than 16 levels"), std::string::npos);
+  // 16 levels are fine.
+  for (int i = 0; i < 16; ++i)
+    q2_rt_block_begin(1);
+  q2_rt_gate(Q2_GATE_X, 0, &q0, 1, nullptr, 0, 0);
+  for (int i = 0; i < 16; ++i)
+    q2_rt_block_end();
+  EXPECT_EQ(q2_rt_last_error(), nullptr);
+  EXPECT_EQ(fetch(r)[1], cd(1, 0));
+
+  // Gates on two registers in one block.
+  int64_t otherCount = q2_rt_gate_count(other);
+  q2_rt_block_begin(1);
+  q2_rt_gate(Q2_GATE_X, 0, &q0, 1, nullptr, 0, 0);
+  q2_rt_gate(Q2_GATE_X, 0, &o0, 1, nullptr, 0, 0);
+  EXPECT_EQ(q2_rt_gate_count(other), otherCount); // refused: not counted
+  EXPECT_NE(q2_rt_last_error(), nullptr);
+  q2_rt_block_end(); // balanced while the error is pending: no-op
+  EXPECT_NE(takeError().find("all gates of a block must act on one register"),
+            std::string::npos);
+  EXPECT_EQ(fetch(r)[1], cd(1, 0)); // unchanged
+
+  // An error inside a recording (bad gate) drops the block at its end.
+  q2_rt_block_begin(1);
+  q2_rt_gate(Q2_GATE_X, 0, &q0, 1, nullptr, 0, 0);
+  q2_rt_gate(99, 0, &q0, 1, nullptr, 0, 0);
+  q2_rt_block_end();
+  EXPECT_NE(takeError().find("unknown gate 99"), std::string::npos);
+  EXPECT_EQ(fetch(r)[1], cd(1, 0));
+  EXPECT_FALSE(rt::recording());
+
+  // Dealloc inside a recording: an error, the recording is dropped, the
+  // register freed (no leak).
+  Q2Register *tmp = q2_rt_alloc(2);
+  q2_rt_block_begin(1);
+  q2_rt_dealloc(tmp);
+  EXPECT_NE(takeError().find("q2_rt_dealloc: not allowed"), std::string::npos);
+  EXPECT_FALSE(rt::recording());
+  EXPECT_EQ(q2_rt_num_qubits(tmp), 0);
+  EXPECT_NE(takeError().find("invalid register handle"), std::string::npos);
+
+  EXPECT_EQ(q2_rt_set_block_mode(7), 1);
+  EXPECT_NE(takeError().find("mode 7 is not 0, 1 or 2"), std::string::npos);
+
+  // Recording keeps working afterwards.
+  q2_rt_block_begin(3);
+  q2_rt_gate(Q2_GATE_X, 0, &q0, 1, nullptr, 0, 0);
+  q2_rt_block_end();
+  EXPECT_EQ(fetch(r)[0], cd(1, 0));
+  q2_rt_dealloc(r);
+  q2_rt_dealloc(other);
+}
+
+TEST_F(BlockTest, StatsStayBounded) {
+  Q2Register *r = q2_rt_alloc(3);
+  Q2Qubit *q[3] = {q2_rt_qubit(r, 0), q2_rt_qubit(r, 1), q2_rt_qubit(r, 2)};
+  for (int i = 0; i < 1000; ++i) {
+    q2_rt_block_begin(i); // 1000 distinct counts
+    q2_rt_gate(Q2_GATE_RX, 0.1, &q[i % 3], 1, nullptr, 0, 0);
+    q2_rt_block_end();
+  }
+  auto st = readStats();
+  ASSERT_EQ(st.size(), 256u);
+  EXPECT_EQ(st.back().num_qubits, -1); // the overflow entry
+  int64_t total = 0;
+  for (auto &s : st)
+    total += s.occurrences;
+  EXPECT_EQ(total, 1000);
+  q2_rt_reset_block_stats();
+  EXPECT_EQ(q2_rt_block_stats(nullptr, 0), 0);
+  // Identical blocks fold into one entry.
+  for (int i = 0; i < 10; ++i) {
+    q2_rt_block_begin(4);
+    q2_rt_gate(Q2_GATE_RX, 0.1, &q[0], 1, &q[1], 1, 0);
+    q2_rt_gate(Q2_GATE_H, 0, &q[2], 1, &q[1], 1, 0);
+    q2_rt_block_end();
+  }
+  st = readStats();
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_EQ(st[0].occurrences, 10);
+  EXPECT_EQ(st[0].num_qubits, 2);
+  EXPECT_EQ(st[0].num_controls, 1);
+  EXPECT_EQ(st[0].num_gates, 2);
+  EXPECT_GE(st[0].seconds, 0.0);
+  Q2BlockStat one;
+  EXPECT_EQ(q2_rt_block_stats(&one, 1), 1);
+  EXPECT_EQ(one.count, 4);
+  q2_rt_dealloc(r);
+}
+
+//===-- invalid handles ---------------------------------------------------===//
+TEST_F(BlockTest, InvalidHandlesAreErrorsNotCrashes) {
+  Q2Register *r = q2_rt_alloc(3);
+  Q2Qubit *q0 = q2_rt_qubit(r, 0);
+  q2_rt_dealloc(r);
+
+  // Double dealloc.
+  q2_rt_dealloc(r);
+  EXPECT_NE(takeError().find("q2_rt_dealloc: invalid register handle (its "
+                             "register was deallocated)"),
+            std::string::npos);
+  // Use after dealloc: gate, rotation, measure, probs, qubit, state.
+  q2_rt_gate(Q2_GATE_H, 0, &q0, 1, nullptr, 0, 0);
+  EXPECT_NE(takeError().find("q2_rt_gate: targets[0] is not a valid qubit "
+                             "handle (its register was deallocated)"),
+            std::string::npos);
+  q2_rt_pauli_rot(0.1, "X", &q0, 1, nullptr, 0);
+  EXPECT_NE(takeError().find("not a valid qubit handle"), std::string::npos);
+  EXPECT_EQ(q2_rt_measure(q0), -1);
+  EXPECT_NE(takeError().find("q2_rt_measure"), std::string::npos);
+  double p[2] = {-1, -1};
+  q2_rt_probs(&q0, 1, p);
+  EXPECT_NE(takeError().find("q2_rt_probs: qubits[0] is not a valid qubit"),
+            std::string::npos);
+  EXPECT_EQ(p[0], -1.0);
+  EXPECT_EQ(q2_rt_qubit(r, 0), nullptr);
+  EXPECT_NE(takeError().find("q2_rt_qubit: invalid register handle"),
+            std::string::npos);
+  EXPECT_EQ(q2_rt_state_data(r), nullptr);
+  EXPECT_NE(takeError().find("q2_rt_state_data: invalid register handle"),
+            std::string::npos);
+  EXPECT_EQ(q2_rt_gate_count(r), 0);
+  EXPECT_NE(takeError().find("invalid register handle"), std::string::npos);
+
+  // A new register (possibly the same memory and slot) does not revive the
+  // old handles.
+  Q2Register *r2 = q2_rt_alloc(3);
+  q2_rt_gate(Q2_GATE_X, 0, &q0, 1, nullptr, 0, 0);
+  EXPECT_NE(takeError().find("its register was deallocated"), std::string::npos);
+  q2_rt_dealloc(r);
+  EXPECT_NE(takeError().find("invalid register handle"), std::string::npos);
+  EXPECT_EQ(fetch(r2)[0], cd(1, 0)); // r2 untouched, still alive
+
+  // Foreign pointers: a stack address, a heap object, garbage with the tag
+  // bit, a register handle used as a qubit and the reverse.
+  int local = 0;
+  Q2Qubit *foreign = reinterpret_cast<Q2Qubit *>(&local);
+  q2_rt_gate(Q2_GATE_H, 0, &foreign, 1, nullptr, 0, 0);
+  EXPECT_NE(takeError().find("not a handle given out by this runtime"),
+            std::string::npos);
+  auto heap = std::make_unique<double[]>(4);
+  q2_rt_dealloc(reinterpret_cast<Q2Register *>(heap.get()));
+  EXPECT_NE(takeError().find("q2_rt_dealloc: invalid register handle (not a "
+                             "handle given out"),
+            std::string::npos);
+  Q2Qubit *garbage = reinterpret_cast<Q2Qubit *>(uintptr_t(0xdeadbeefdeadbeefull));
+  q2_rt_pauli_rot(0.1, "Z", &garbage, 1, nullptr, 0);
+  EXPECT_NE(takeError().find("not a valid qubit handle"), std::string::npos);
+  Q2Qubit *regAsQubit = reinterpret_cast<Q2Qubit *>(r2);
+  q2_rt_gate(Q2_GATE_H, 0, &regAsQubit, 1, nullptr, 0, 0);
+  EXPECT_NE(takeError().find("a register handle where a qubit is expected"),
+            std::string::npos);
+  Q2Qubit *good = q2_rt_qubit(r2, 1);
+  EXPECT_EQ(q2_rt_num_qubits(reinterpret_cast<Q2Register *>(good)), 0);
+  EXPECT_NE(takeError().find("q2_rt_num_qubits: invalid register handle"),
+            std::string::npos);
+  EXPECT_EQ(q2_rt_qubit(reinterpret_cast<Q2Register *>(&local), 0), nullptr);
+  EXPECT_NE(takeError().find("invalid register handle"), std::string::npos);
+
+  // probs: insane output counts are refused before anything is written.
+  double big[4] = {-1, -1, -1, -1};
+  q2_rt_probs(&good, int64_t(1) << 40, big);
+  EXPECT_NE(takeError().find("q2_rt_probs: 1099511627776 qubits requested"),
+            std::string::npos);
+  q2_rt_probs(&good, -2, big);
+  EXPECT_NE(takeError().find("-2 qubits requested"), std::string::npos);
+  EXPECT_EQ(big[0], -1.0);
+
+  // Everything still works on the live register.
+  q2_rt_gate(Q2_GATE_X, 0, &good, 1, nullptr, 0, 0);
+  q2_rt_probs(&good, 1, big);
+  EXPECT_EQ(big[1], 1.0);
+  EXPECT_EQ(q2_rt_last_error(), nullptr);
+  q2_rt_dealloc(r2);
+}
+
+TEST_F(BlockTest, ManyRegistersReuseSlotsSafely) {
+  std::vector<Q2Register *> live;
+  std::vector<Q2Qubit *> stale;
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < 20; ++i)
+      live.push_back(q2_rt_alloc(1 + i % 3));
+    for (Q2Register *h : live)
+      stale.push_back(q2_rt_qubit(h, 0));
+    for (Q2Register *h : live)
+      q2_rt_dealloc(h);
+    live.clear();
+  }
+  EXPECT_EQ(q2_rt_last_error(), nullptr);
+  Q2Register *r = q2_rt_alloc(2);
+  for (Q2Qubit *q : stale) {
+    q2_rt_gate(Q2_GATE_X, 0, &q, 1, nullptr, 0, 0);
+    ASSERT_NE(takeError().find("its register was deallocated"),
+              std::string::npos);
+  }
+  EXPECT_EQ(fetch(r)[0], cd(1, 0));
+  q2_rt_dealloc(r);
+}
+
+TEST_F(BlockTest, NumThreadsGetterFollowsSetter) {
+  q2_rt_set_num_threads(1);
+  EXPECT_EQ(q2_rt_get_num_threads(), 1);
+  EXPECT_EQ(q2_rt_set_num_threads(0), 1);
+  EXPECT_GE(q2_rt_get_num_threads(), 1);
+  EXPECT_EQ(q2_rt_get_num_threads(), rt::getNumThreads());
+}
+
+/// The compiler's Trotter step: rotations controlled by the estimation wire
+/// and the identity term as an UNcontrolled PhaseShift on the wire itself.
+/// The wire is still the block's common (effective) control.
+TEST_F(BlockTest, PhaseOnTheControlWireCountsAsControl) {
+  std::mt19937_64 gen(44);
+  const int nSys = 4, n = nSys + 2, wire = nSys + 1;
+  auto gates = randomBlock({0, 1, 2, 3}, {wire}, 10, gen);
+  RefGate ps;
+  ps.gate = Q2_GATE_PHASESHIFT;
+  ps.param = -0.37;
+  ps.targets = {wire};
+  gates.insert(gates.begin() + 3, ps);
+  VectorXcd psi = randomState(n, gen);
+  VectorXcd want = power(blockMatrix(gates, n), 20, psi);
+  for (int method = -1; method <= 2; ++method) {
+    q2_rt_reset_block_stats();
+    rt::setForcedBlockMethod(method);
+    EXPECT_LT((runBlock(n, psi, gates, 20) - want).cwiseAbs().maxCoeff(), 1e-10)
+        << method;
+    auto st = readStats();
+    ASSERT_EQ(st.size(), 1u);
+    EXPECT_EQ(st[0].num_controls, 1);
+    EXPECT_EQ(st[0].num_qubits, nSys);
+  }
+}
+
+/// Fusion of mixed named gates and rotations under one control (the
+/// decomposed Pauli rotation: basis changes, CNOT ladder, RZ, ladder back),
+/// forced dense, against the dense product.
+TEST_F(BlockTest, FusedDecomposedRotationsMatchDense) {
+  int64_t prevMin = rt::setFusionMinQubits(1);
+  std::mt19937_64 gen(91);
+  const int n = 7, ctrl = 6;
+  std::vector<RefGate> seq;
+  auto named = [&](int g, std::vector<int> t, double p = 0, int adj = 0) {
+    RefGate x;
+    x.gate = g;
+    x.targets = std::move(t);
+    x.param = p;
+    x.adjoint = adj;
+    x.ctrls = {ctrl};
+    seq.push_back(x);
+  };
+  for (int rep = 0; rep < 6; ++rep) {
+    // exp(-i th/2 X0 Y2 Z3) decomposed.
+    double th = 0.3 + 0.2 * rep;
+    named(Q2_GATE_H, {0});
+    named(Q2_GATE_RX, {2}, M_PI / 2);
+    named(Q2_GATE_CNOT, {0, 2});
+    named(Q2_GATE_CNOT, {2, 3});
+    named(Q2_GATE_RZ, {3}, th);
+    named(Q2_GATE_CNOT, {2, 3});
+    named(Q2_GATE_CNOT, {0, 2});
+    named(Q2_GATE_RX, {2}, -M_PI / 2);
+    named(Q2_GATE_H, {0});
+    named(Q2_GATE_S, {1}, 0, rep % 2);
+    RefGate ps; // identity term: phase on the control itself
+    ps.gate = Q2_GATE_PHASESHIFT;
+    ps.param = 0.1 * rep;
+    ps.targets = {ctrl};
+    seq.push_back(ps);
+    auto extra = randomBlock({0, 1, 2, 3}, {ctrl}, 3, gen);
+    seq.insert(seq.end(), extra.begin(), extra.end());
+  }
+  VectorXcd psi = randomState(n, gen);
+  VectorXcd want = blockMatrix(seq, n) * psi;
+  for (int policy : {1, 0, -1}) {
+    int prevPolicy = rt::setFusionPolicy(policy);
+    Q2Register *r = q2_rt_alloc(n);
+    load(r, psi);
+    for (auto &g : seq)
+      issue(r, g);
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-12) << policy;
+    q2_rt_dealloc(r);
+    rt::setFusionPolicy(prevPolicy);
+  }
+  rt::setFusionMinQubits(prevMin);
+}
+
+/// The fused dense sweep (both kernel tables) on random target/control
+/// masks, including targets on the lowest qubits (tiled path) and group
+/// counts that leave a partial tile, against a per-amplitude evaluation.
+TEST_F(BlockTest, ApplyDenseKernelMatchesNaive) {
+  std::mt19937_64 gen(4242);
+  for (bool avx2 : {false, true}) {
+    if (avx2 && !rt::avx2Kernels())
+      continue;
+    const rt::KernelTable &k = avx2 ? *rt::avx2Kernels() : rt::genericKernels();
+    for (int rep = 0; rep < 40; ++rep) {
+      int n = 3 + int(gen() % 10), m = 1 + int(gen() % std::min(6, n - 1));
+      int nc = int(gen() % std::min(3, n - m + 1));
+      std::vector<int> all(n);
+      for (int i = 0; i < n; ++i)
+        all[i] = i;
+      std::shuffle(all.begin(), all.end(), gen);
+      if (rep % 2 == 0) // targets on the lowest qubits
+        std::sort(all.begin(), all.end());
+      uint64_t tm = 0, cm = 0;
+      for (int i = 0; i < m; ++i)
+        tm |= uint64_t(1) << all[i];
+      for (int i = m; i < m + nc; ++i)
+        cm |= uint64_t(1) << all[i];
+      uint64_t dim = uint64_t(1) << m;
+      std::normal_distribution<double> d;
+      std::vector<rt::Cplx> mtx(dim * dim);
+      for (auto &z : mtx)
+        z = {d(gen), d(gen)};
+      for (uint64_t i = 0; i < dim * dim; i += 3) // zero entries are skipped
+        mtx[i] = {0, 0};
+      VectorXcd psi = randomState(n, gen), want = psi;
+      for (uint64_t y = 0; y < uint64_t(psi.size()); ++y) {
+        if ((y & cm) != cm)
+          continue;
+        uint64_t r = rt::extractBitsOf(y, tm), base = y & ~tm;
+        cd acc = 0;
+        for (uint64_t l = 0; l < dim; ++l) {
+          uint64_t src = base;
+          for (int b = 0, t = 0; t < n; ++t)
+            if (tm >> t & 1)
+              src |= ((l >> b++) & 1) << t;
+          acc += cd(mtx[r * dim + l].re, mtx[r * dim + l].im) * psi[int64_t(src)];
+        }
+        want[int64_t(y)] = acc;
+      }
+      VectorXcd got = psi;
+      k.applyDense(reinterpret_cast<double *>(got.data()), n, tm, cm, mtx.data());
+      EXPECT_LT((got - want).cwiseAbs().maxCoeff(), 1e-12)
+          << k.name << " n=" << n << " tm=" << tm << " cm=" << cm;
+    }
+  }
+}
+
+/// Dense blocks through both GEMM builds (AVX2+FMA Eigen and baseline), with
+/// panels and products split over 2 threads, against the dense reference.
+TEST_F(BlockTest, DenseThroughBothGemmBuilds) {
+  std::mt19937_64 gen(314);
+  const int n = 8;
+  q2_rt_set_num_threads(2);
+  rt::setBlockParallelWork(0);
+  rt::setForcedBlockMethod(rt::kDense);
+  auto gates = randomBlock({0, 1, 2, 4, 5, 6}, {7}, 20, gen); // m = 6
+  VectorXcd psi = randomState(n, gen);
+  MatrixXcd b = blockMatrix(gates, n);
+  for (bool avx2 : {true, false}) {
+    bool prev = rt::setGemmAVX2(avx2);
+    for (int64_t count : {1, 6, 13}) {
+      EXPECT_LT((runBlock(n, psi, gates, count) - power(b, count, psi))
+                    .cwiseAbs()
+                    .maxCoeff(),
+                1e-10)
+          << "avx2=" << avx2 << " count=" << count;
+    }
+    rt::setGemmAVX2(prev);
+  }
+}
+
+/// Every weak or unique symbol that the AVX2 translation unit defines must
+/// live in its renamed Eigen namespace: otherwise the linker could merge an
+/// AVX2-compiled copy of a template (std::...) with the baseline one and
+/// hand AVX2 code to callers on CPUs without it.
+TEST_F(BlockTest, DenseAVX2Symbols) {
+#ifndef Q2_RUNTIME_STATIC_LIB
+  GTEST_SKIP() << "static library path not known";
+#else
+  std::string cmd = std::string("nm -C --defined-only '") +
+                    Q2_RUNTIME_STATIC_LIB + "' 2>/dev/null";
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p)
+    GTEST_SKIP() << "cannot run nm";
+  char line[4096];
+  bool inFile = false, sawFile = false, sawGemm = false;
+  std::vector<std::string> bad;
+  while (std::fgets(line, sizeof line, p)) {
+    std::string l(line);
+    if (!l.empty() && l.back() == '\n')
+      l.pop_back();
+    if (l.size() > 1 && l.back() == ':') { // archive member header
+      inFile = l.find("DenseAVX2") != std::string::npos;
+      sawFile |= inFile;
+      continue;
+    }
+    if (!inFile || l.size() < 20)
+      continue;
+    char kind = l[17];
+    std::string name = l.substr(19);
+    sawGemm |= name.find("q2::runtime::avx2::gemm") != std::string::npos;
+    bool mergeable = kind == 'W' || kind == 'w' || kind == 'V' ||
+                     kind == 'v' || kind == 'u';
+    if (mergeable && name.find("q2_eigen_avx2") == std::string::npos &&
+        name != "DW.ref.__gxx_personality_v0")
+      bad.push_back(l);
+  }
+  int rc = pclose(p);
+  if (rc != 0 && !sawFile)
+    GTEST_SKIP() << "nm not available";
+  if (!sawFile)
+    GTEST_SKIP() << "DenseAVX2 not built (no -mavx2 support)";
+  EXPECT_TRUE(sawGemm);
+  for (const std::string &b : bad)
+    ADD_FAILURE() << "mergeable symbol outside the renamed namespace: " << b;
+#endif
+}
