@@ -7,9 +7,26 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Pass/Pass.h"
 
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+} // namespace mlir
+
 namespace q2 {
 #define GEN_PASS_DECL
 #include "q2/Conversion/Passes.h.inc"
+
+/// `!quantum.reg` and `!quantum.bit` become `!llvm.ptr` (runtime handles).
+void populateQuantumToLLVMTypeConversions(mlir::TypeConverter &converter);
+
+/// Patterns lowering quantum ops to runtime calls (include/q2/Runtime/
+/// QuantumRuntime.h). Qubit arrays passed to the runtime live in two scratch
+/// allocas per function, made in its entry block by the first pattern that
+/// needs them in that function, together with the slot addresses and
+/// constants the patterns reuse; that per-function state is shared by the
+/// patterns of one call, so use one populated set for one conversion.
+void populateQuantumToLLVMConversionPatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "q2/Conversion/Passes.h.inc"
