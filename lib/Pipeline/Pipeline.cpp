@@ -51,6 +51,9 @@ llvm::Error PipelineOptions::validate() const {
   if (optLevel > 3)
     return llvm::createStringError(
         llvm::formatv("opt-level (-O) must be 0, 1, 2 or 3, got {0}", optLevel));
+  if (outlineGates == 1)
+    return llvm::createStringError(
+        "outline-gates must be 0 (off) or at least 2, got 1");
   return llvm::Error::success();
 }
 
@@ -111,7 +114,12 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
     if (o.unroll)
       text += ",canonicalize,func.func(quantum-unroll),canonicalize,"
               "func.func(quantum-cancel-inverses,quantum-merge-rotations)";
-    return text + ",canonicalize,cse";
+    // Last, on the final gate sequence: bounds what stages 3-6 see per
+    // function (docs/pipeline.md).
+    return text + llvm::formatv(",canonicalize,cse,quantum-outline-chunks{{"
+                                "max-gates={0}}",
+                                o.outlineGates)
+                      .str();
   }
   case Stage::Bufferization:
     return "one-shot-bufferize{bufferize-function-boundaries "

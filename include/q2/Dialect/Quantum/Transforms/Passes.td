@@ -72,6 +72,38 @@ def QuantumUnroll : Pass<"quantum-unroll"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def QuantumOutlineChunks : Pass<"quantum-outline-chunks", "::mlir::ModuleOp"> {
+  let summary = "Outline long runs of gates into private functions";
+  let description = [{
+    Bounds the code LLVM compiles per function (its instruction selection,
+    scheduling and register allocation are superlinear in function size).
+    In a block of a `func.func` with more than `max-gates` gates, each run
+    of gates is split into chunks of at most `max-gates` gates (balanced);
+    a run ends at an op that uses one of its results, has regions or is not
+    free of memory effects. Each chunk of two or more gates becomes a
+    private `func.func` called where the chunk's last gate was: it takes the
+    qubits the chunk consumes and the other values its gates need, returns
+    the qubits used after it, and holds the gates in their original order.
+    Pure ops of the same block without quantum types or regions that compute
+    gate operands (a term's angle) are cloned into the chunk, up to a budget
+    of 8 per gate, constants always; anything else is an argument. If the
+    block still has more than `max-gates` gates and calls, the calls are
+    grouped the same way (a tree), so no function grows with the number of
+    gates. Originals left unused are erased.
+
+    The functions have internal linkage and `passthrough = ["noinline"]`,
+    which `convert-func-to-llvm` carries to LLVM (`noinline`), so LLVM does
+    not inline them back. `max-gates=0` disables the pass; `max-gates=1` is
+    refused (a one-gate chunk is never outlined).
+  }];
+  let options = [
+    Option<"maxGates", "max-gates", "unsigned", "256",
+           "Largest number of gates (or calls) per function; 0 disables">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def ScalarizeElementwiseExtract : Pass<"q2-scalarize-elementwise-extract"> {
   let summary = "Compute extracted elements of elementwise linalg ops as scalars";
   let description = [{
