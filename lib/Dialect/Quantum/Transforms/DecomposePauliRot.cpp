@@ -12,7 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include <cmath>
 
@@ -25,8 +25,35 @@ using namespace mlir;
 using namespace q2::quantum;
 
 namespace {
+/// f64 constants made once per isolated region (a function), at the start
+/// of its entry block (where the greedy driver's folder would put them),
+/// not one per decomposed rotation.
+struct Constants {
+  DenseMap<std::pair<Region *, uint64_t>, Value> values;
+  Value get(PatternRewriter &rewriter, Operation *user, double v) {
+    // The region of the isolated ancestor that holds `user`.
+    Region *region = user->getParentRegion();
+    for (Region *r = region; r; r = r->getParentRegion())
+      if (r->getParentOp()->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
+        region = r;
+        break;
+      }
+    Value &c = values[{region, llvm::bit_cast<uint64_t>(v)}];
+    if (!c) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&region->front());
+      Location loc = user->getLoc();
+      c = arith::ConstantFloatOp::create(rewriter, loc, rewriter.getF64Type(),
+                                         llvm::APFloat(v));
+    }
+    return c;
+  }
+};
+
 struct DecomposePauliRot : OpRewritePattern<PauliRotOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DecomposePauliRot(MLIRContext *ctx, Constants &constants)
+      : OpRewritePattern(ctx), constants(constants) {}
+  Constants &constants;
 
   LogicalResult matchAndRewrite(PauliRotOp op,
                                 PatternRewriter &rewriter) const override {
@@ -58,12 +85,7 @@ struct DecomposePauliRot : OpRewritePattern<PauliRotOp> {
         if (word[i] == 'X')
           one("H", {}, i);
         else if (word[i] == 'Y')
-          one("RX",
-              arith::ConstantFloatOp::create(rewriter, loc,
-                                             rewriter.getF64Type(),
-                                             llvm::APFloat(undo ? -M_PI / 2
-                                                                : M_PI / 2))
-                  .getResult(),
+          one("RX", constants.get(rewriter, op, undo ? -M_PI / 2 : M_PI / 2),
               i);
       }
     };
@@ -77,11 +99,8 @@ struct DecomposePauliRot : OpRewritePattern<PauliRotOp> {
       // exp(-iθ/2 I): a global phase, observable only under controls, where
       // it is PhaseShift(-θ/2) on the last control, controlled by the rest.
       if (!ctrls.empty()) {
-        Value half = arith::MulFOp::create(
-            rewriter, loc, theta,
-            arith::ConstantFloatOp::create(rewriter, loc,
-                                           rewriter.getF64Type(),
-                                           llvm::APFloat(-0.5)));
+        Value half = arith::MulFOp::create(rewriter, loc, theta,
+                                           constants.get(rewriter, op, -0.5));
         SmallVector<Value> rest(ctrls.begin(), ctrls.end() - 1);
         SmallVector<Type> restTy(rest.size(), bit);
         auto g = CustomOp::create(rewriter, loc, TypeRange{bit}, restTy,
@@ -121,15 +140,12 @@ struct DecomposePauliRotPass
   void runOnOperation() override {
     if (keepNative)
       return markAllAnalysesPreserved();
+    Constants constants;
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposePauliRot>(&getContext());
+    patterns.add<DecomposePauliRot>(&getContext(), constants);
     // One rewrite per op, no cascades: a walk is enough and much cheaper
     // than the greedy driver on large unrolled programs.
-    GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
-      signalPassFailure();
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace

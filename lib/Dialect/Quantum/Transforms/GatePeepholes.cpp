@@ -106,7 +106,9 @@ struct PeepholePass : Base<Derived> {
   void runOnOperation() override {
     RewritePatternSet patterns(&this->getContext());
     populate(patterns);
-    if (failed(applyPatternsGreedily(this->getOperation(), std::move(patterns))))
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(this->getOperation(), std::move(patterns), config)))
       this->signalPassFailure();
   }
 };
