@@ -51,12 +51,18 @@ struct RuntimeABI {
   Type ptr, i64, i32, f64, voidTy;
 };
 
-/// What the patterns share: per function, the two scratch arrays for qubit
-/// pointers (sized for the function's widest op by one walk), the address of
-/// each of their slots and the constants the lowering uses, all made once in
-/// the entry block, so a gate lowers to its stores and one call; per module,
-/// the runtime declarations and Pauli-word globals. Everything is found by a
-/// map lookup: scanning the entry block (or the module) per lowered op is
+/// The scratch arrays of a function: qubit pointers passed to the runtime
+/// as targets and as controls, and, for gate tables, the handles of the
+/// table's wires.
+enum class Scratch { Targets, Ctrls, Handles };
+constexpr unsigned kNumScratch = 3;
+
+/// What the patterns share: per function, the scratch arrays (sized for the
+/// function's widest op by one walk), the address of each of their slots and
+/// the constants the lowering uses, all made once in the entry block, so a
+/// gate lowers to its stores and one call; per module, the symbols (runtime
+/// declarations, Pauli words, gate tables). Everything is found by a map
+/// lookup: scanning the entry block (or the module) per lowered op is
 /// quadratic on large programs.
 class LoweringState {
 public:
@@ -65,17 +71,11 @@ public:
   /// Declares runtime function `name` on first use.
   LLVM::LLVMFuncOp runtimeFunction(ConversionPatternRewriter &rewriter,
                                    Operation *op, StringRef name) {
-    Operation *&fn = symbols[name];
-    if (!fn) {
-      auto module = op->getParentOfType<ModuleOp>();
-      fn = module.lookupSymbol(name);
-      if (!fn) {
-        OpBuilder::InsertionGuard guard(rewriter);
-        rewriter.setInsertionPointToStart(module.getBody());
-        fn = LLVM::LLVMFuncOp::create(rewriter, module.getLoc(), name,
-                                      abi.type(name));
-      }
-    }
+    Operation *fn = symbol(op, name);
+    if (!fn)
+      fn = addSymbol(rewriter, op, [&](Location loc) {
+        return LLVM::LLVMFuncOp::create(rewriter, loc, name, abi.type(name));
+      });
     return cast<LLVM::LLVMFuncOp>(fn);
   }
 
@@ -91,22 +91,30 @@ public:
   Value wordPointer(ConversionPatternRewriter &rewriter, Operation *op,
                     StringRef word) {
     std::string name = ("__q2_pauli_" + word).str();
-    Operation *&global = symbols[name];
-    if (!global) {
-      auto module = op->getParentOfType<ModuleOp>();
-      global = module.lookupSymbol(name);
-      if (!global) {
-        OpBuilder::InsertionGuard guard(rewriter);
-        rewriter.setInsertionPointToStart(module.getBody());
+    Operation *global = symbol(op, name);
+    if (!global)
+      global = addSymbol(rewriter, op, [&](Location loc) {
         auto ty = LLVM::LLVMArrayType::get(rewriter.getI8Type(), word.size());
-        global = LLVM::GlobalOp::create(rewriter, module.getLoc(), ty,
-                                        /*isConstant=*/true,
-                                        LLVM::Linkage::Private, name,
-                                        rewriter.getStringAttr(word));
-      }
-    }
+        return LLVM::GlobalOp::create(rewriter, loc, ty, /*isConstant=*/true,
+                                      LLVM::Linkage::Private, name,
+                                      rewriter.getStringAttr(word));
+      });
     return LLVM::AddressOfOp::create(rewriter, op->getLoc(),
                                      cast<LLVM::GlobalOp>(global));
+  }
+
+  /// The address of a new private constant `prefix_N` holding `value`.
+  Value constantGlobal(ConversionPatternRewriter &rewriter, Operation *op,
+                       StringRef prefix, Type type, Attribute value) {
+    std::string name;
+    do
+      name = (prefix + "_" + Twine(numGlobals++)).str();
+    while (symbol(op, name));
+    auto global = cast<LLVM::GlobalOp>(addSymbol(rewriter, op, [&](Location loc) {
+      return LLVM::GlobalOp::create(rewriter, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Private, name, value);
+    }));
+    return LLVM::AddressOfOp::create(rewriter, op->getLoc(), global);
   }
 
   /// A constant in the entry block of `op`'s function, made once.
@@ -126,32 +134,47 @@ public:
   Value i32(ConversionPatternRewriter &r, Operation *op, int32_t v) {
     return constant(r, op, r.getI32Type(), r.getI32IntegerAttr(v));
   }
+  Value f64(ConversionPatternRewriter &r, Operation *op, double v) {
+    return constant(r, op, r.getF64Type(), r.getF64FloatAttr(v));
+  }
 
-  /// Stores qubit pointers into the targets (or controls) array of `op`'s
-  /// function; returns (array, count).
+  /// Scratch array `which` of `op`'s function.
+  Value array(ConversionPatternRewriter &rewriter, Operation *op,
+              Scratch which) {
+    return function(rewriter, op).arrays[unsigned(which)];
+  }
+
+  /// Stores `values` into scratch array `which` of `op`'s function; returns
+  /// (array, count).
   std::pair<Value, Value> fill(ConversionPatternRewriter &rewriter,
-                               Operation *op, bool ctrls, ValueRange qubits) {
+                               Operation *op, Scratch which,
+                               ValueRange values) {
     FunctionState &f = function(rewriter, op);
-    Value array = ctrls ? f.ctrls : f.targets;
-    SmallVector<Value> &slots = ctrls ? f.ctrlSlots : f.targetSlots;
-    while (slots.size() < qubits.size()) {
+    Value array = f.arrays[unsigned(which)];
+    SmallVector<Value> &slots = f.slots[unsigned(which)];
+    while (slots.size() < values.size()) {
       int32_t k = slots.size();
       slots.push_back(k == 0 ? array : atEntry(rewriter, f, [&](Location loc) {
         return LLVM::GEPOp::create(rewriter, loc, abi.ptr, abi.ptr, array,
                                    ArrayRef<LLVM::GEPArg>{k});
       }));
     }
-    for (auto [q, slot] : llvm::zip(qubits, slots))
-      LLVM::StoreOp::create(rewriter, op->getLoc(), q, slot);
-    return {array, i64(rewriter, op, qubits.size())};
+    for (auto [v, slot] : llvm::zip(values, slots))
+      LLVM::StoreOp::create(rewriter, op->getLoc(), v, slot);
+    return {array, i64(rewriter, op, values.size())};
+  }
+  std::pair<Value, Value> fill(ConversionPatternRewriter &rewriter,
+                               Operation *op, bool ctrls, ValueRange qubits) {
+    return fill(rewriter, op, ctrls ? Scratch::Ctrls : Scratch::Targets,
+                qubits);
   }
 
   RuntimeABI abi;
 
 private:
   struct FunctionState {
-    Value targets, ctrls;
-    SmallVector<Value> targetSlots, ctrlSlots;
+    Value arrays[kNumScratch];
+    SmallVector<Value> slots[kNumScratch];
     DenseMap<std::pair<Type, Attribute>, Value> constants;
     /// The last op made in the entry block; the next goes after it, so
     /// every op there follows its operands.
@@ -176,38 +199,72 @@ private:
     return v;
   }
 
-  /// One targets array and one controls array per function, sized for its
-  /// widest op, in the entry block so loops do not grow the stack.
+  /// The module's symbols, read once (then kept up to date by addSymbol).
+  Operation *symbol(Operation *op, StringRef name) {
+    if (!module) {
+      module = op->getParentOfType<ModuleOp>();
+      for (Operation &o : *module.getBody())
+        if (auto sym = o.getAttrOfType<StringAttr>(
+                SymbolTable::getSymbolAttrName()))
+          symbols[sym.getValue()] = &o;
+    }
+    return symbols.lookup(name);
+  }
+  template <typename Build>
+  Operation *addSymbol(ConversionPatternRewriter &rewriter, Operation *op,
+                       Build build) {
+    (void)symbol(op, "");
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    Operation *s = build(module.getLoc());
+    symbols[cast<SymbolOpInterface>(s).getName()] = s;
+    return s;
+  }
+
+  /// The scratch arrays, in the entry block so loops do not grow the stack,
+  /// each sized for the function's widest op (targets and controls always
+  /// exist; the others only for functions with gate tables).
   void createScratch(ConversionPatternRewriter &rewriter,
                      FunctionOpInterface fn, FunctionState &f) {
-    int64_t maxT = 0, maxC = 0;
+    int64_t size[kNumScratch] = {1, 1, 0};
+    auto grow = [&](Scratch s, int64_t n) {
+      size[unsigned(s)] = std::max(size[unsigned(s)], n);
+    };
     fn.walk([&](Operation *op) {
       if (auto g = dyn_cast<QuantumGate>(op)) {
-        maxT = std::max<int64_t>(maxT, g.getTargetOperands().size());
-        maxC = std::max<int64_t>(maxC, g.getCtrlOperands().size());
+        grow(Scratch::Targets, g.getTargetOperands().size());
+        grow(Scratch::Ctrls, g.getCtrlOperands().size());
       } else if (auto p = dyn_cast<ProbsOp>(op)) {
-        maxT = std::max<int64_t>(maxT, p.getNumMeasuredQubits());
+        grow(Scratch::Targets, p.getNumMeasuredQubits());
+      } else if (auto t = dyn_cast<GateTableOp>(op)) {
+        grow(Scratch::Handles, t.getInQubits().size());
+        t.forEachRecord([&](const GateTableOp::Record &r) {
+          grow(Scratch::Targets, r.numTargets);
+          grow(Scratch::Ctrls, r.numCtrls);
+        });
       }
     });
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(&fn.getFunctionBody().front());
     Location loc = fn.getLoc();
-    for (auto [array, n] : {std::pair<Value *, int64_t>{&f.targets, maxT},
-                            {&f.ctrls, maxC}}) {
-      Value count = LLVM::ConstantOp::create(
-          rewriter, loc, rewriter.getI64Type(),
-          rewriter.getI64IntegerAttr(std::max<int64_t>(n, 1)));
-      *array = LLVM::AllocaOp::create(rewriter, loc, abi.ptr, abi.ptr, count,
-                                      /*alignment=*/8);
-      f.constants.try_emplace({count.getType(), rewriter.getI64IntegerAttr(
-                                                    std::max<int64_t>(n, 1))},
-                              count);
+    for (unsigned i = 0; i < kNumScratch; ++i) {
+      if (size[i] == 0)
+        continue;
+      auto n = rewriter.getI64IntegerAttr(size[i]);
+      Value count = f.constants[{rewriter.getI64Type(), n}];
+      if (!count)
+        count = f.constants[{rewriter.getI64Type(), n}] =
+            LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(), n);
+      f.arrays[i] = LLVM::AllocaOp::create(rewriter, loc, abi.ptr, abi.ptr,
+                                           count, /*alignment=*/8);
+      f.last = f.arrays[i].getDefiningOp();
     }
-    f.last = f.ctrls.getDefiningOp();
   }
 
   DenseMap<Operation *, FunctionState> functions;
+  ModuleOp module;
   llvm::StringMap<Operation *> symbols;
+  unsigned numGlobals = 0;
 };
 
 template <typename OpT>
@@ -304,6 +361,171 @@ struct PauliRotLowering : QuantumPattern<PauliRotOp> {
   }
 };
 
+/// The address of element 0 of a memref: aligned pointer + offset.
+Value elementPointer(ConversionPatternRewriter &rewriter, Location loc,
+                     Value buf, Type ptr) {
+  Type elem = cast<MemRefType>(buf.getType()).getElementType();
+  auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, buf);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buf);
+  Value base64 = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), base);
+  Value basePtr = LLVM::IntToPtrOp::create(rewriter, loc, ptr, base64);
+  Value off64 = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                           meta.getOffset());
+  return LLVM::GEPOp::create(rewriter, loc, ptr, elem, basePtr, ValueRange{off64});
+}
+
+/// A gate table becomes one loop over a constant copy of its records (each
+/// kind replaced by the runtime gate id, -1 for a Pauli rotation): per
+/// record, the handles of its wires are copied from the handles array into
+/// the targets/controls arrays and one runtime call is made. The code is
+/// the same for any number of gates; the table is data.
+struct GateTableLowering : QuantumPattern<GateTableOp> {
+  using QuantumPattern::QuantumPattern;
+  LogicalResult
+  matchAndRewrite(GateTableOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type(),
+         i64 = rewriter.getI64Type(), f64 = rewriter.getF64Type(),
+         ptr = state->abi.ptr;
+    SmallVector<int32_t> ids;
+    for (Attribute a : op.getKinds()) {
+      StringRef kind = cast<StringAttr>(a).getValue();
+      ids.push_back(kind == GateTableOp::kPauliRot ? -1
+                                                   : lookupGate(kind)->runtimeId);
+    }
+    SmallVector<int32_t> data(op.getRecords());
+    bool hasPauli = false, hasGate = false;
+    for (size_t pos = 0; pos < data.size(); pos += 6 + data[pos + 3] + data[pos + 4]) {
+      data[pos] = ids[data[pos]];
+      (data[pos] < 0 ? hasPauli : hasGate) = true;
+    }
+    if (data.empty()) {
+      rewriter.replaceOp(op, adaptor.getInQubits());
+      return success();
+    }
+
+    auto gep = [&](Type elem, Value base, LLVM::GEPArg index) -> Value {
+      return LLVM::GEPOp::create(rewriter, loc, ptr, elem, base,
+                                 ArrayRef<LLVM::GEPArg>{index});
+    };
+    auto load = [&](Type type, Value base, LLVM::GEPArg index) -> Value {
+      return LLVM::LoadOp::create(rewriter, loc, type, gep(type, base, index));
+    };
+
+    // Entry-block values and globals first, then the loop.
+    Value targets = state->array(rewriter, op, Scratch::Targets);
+    Value ctrls = state->array(rewriter, op, Scratch::Ctrls);
+    auto [handles, nH] = state->fill(rewriter, op, Scratch::Handles, adaptor.getInQubits());
+    Value params;
+    if (Value p = adaptor.getParams()) {
+      if (!isa<MemRefType>(p.getType()))
+        return rewriter.notifyMatchFailure(
+            op, "quantum.gate_table must be bufferized (memref params) first");
+      params = elementPointer(rewriter, loc, p, ptr);
+    }
+    Value zero = state->i32(rewriter, op, 0), one = state->i32(rewriter, op, 1);
+    Value zeroF = state->f64(rewriter, op, 0.0);
+    auto tableTy = RankedTensorType::get({int64_t(data.size())}, i32);
+    Value table = state->constantGlobal(
+        rewriter, op, "__q2_gates", LLVM::LLVMArrayType::get(i32, data.size()),
+        DenseElementsAttr::get(tableTy, ArrayRef<int32_t>(data)));
+    Value words;
+    if (hasPauli)
+      words = state->constantGlobal(
+          rewriter, op, "__q2_words",
+          LLVM::LLVMArrayType::get(i8, op.getWords().size()), op.getWordsAttr());
+    Value end = gep(i32, table, int32_t(data.size()));
+
+    Block *before = rewriter.getInsertionBlock();
+    Block *exit = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+    auto block = [&](TypeRange args) {
+      return rewriter.createBlock(exit, args, SmallVector<Location>(args.size(), loc));
+    };
+    Block *header = block(ptr), *body = block({}), *tLoop = block(i32),
+          *tBody = block({}), *cLoop = block(i32), *cBody = block({}),
+          *dispatch = block({}), *next = block({});
+    Block *gateBlock = hasPauli && hasGate ? block({}) : nullptr;
+    Block *pauliBlock = gateBlock ? block({}) : nullptr;
+    rewriter.setInsertionPointToEnd(before);
+    LLVM::BrOp::create(rewriter, loc, ValueRange{table}, header);
+
+    // header(rec): done when rec reaches the end of the table.
+    rewriter.setInsertionPointToEnd(header);
+    Value rec = header->getArgument(0);
+    Value done = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, rec, end);
+    LLVM::CondBrOp::create(rewriter, loc, done, exit, body);
+
+    // body: the record's fields.
+    rewriter.setInsertionPointToEnd(body);
+    Value kind = load(i32, rec, 0), adj = load(i32, rec, 1);
+    Value paramIdx = load(i32, rec, 2), nT = load(i32, rec, 3),
+          nC = load(i32, rec, 4), wordOff = load(i32, rec, 5);
+    Value tWires = gep(i32, rec, 6);
+    Value cWires = gep(i32, tWires, nT);
+    LLVM::BrOp::create(rewriter, loc, ValueRange{zero}, tLoop);
+
+    // Copies the handles of `count` wires into `array`, then goes to `to`.
+    auto gather = [&](Block *loop, Block *loopBody, Value count, Value wires,
+                      Value array, Block *to) {
+      rewriter.setInsertionPointToEnd(loop);
+      Value k = loop->getArgument(0);
+      Value more = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, k, count);
+      LLVM::CondBrOp::create(rewriter, loc, more, loopBody, ValueRange{}, to,
+                             to == cLoop ? ValueRange{zero} : ValueRange{});
+      rewriter.setInsertionPointToEnd(loopBody);
+      Value wire = load(i32, wires, k);
+      LLVM::StoreOp::create(rewriter, loc, load(ptr, handles, wire), gep(ptr, array, k));
+      Value k1 = LLVM::AddOp::create(rewriter, loc, k, one);
+      LLVM::BrOp::create(rewriter, loc, ValueRange{k1}, loop);
+    };
+    gather(tLoop, tBody, nT, tWires, targets, cLoop);
+    gather(cLoop, cBody, nC, cWires, ctrls, dispatch);
+
+    // dispatch: the parameter (0.0 without one) and the call.
+    rewriter.setInsertionPointToEnd(dispatch);
+    Value param = zeroF;
+    if (params) {
+      Value has = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sge, paramIdx, zero);
+      Value safe = LLVM::SelectOp::create(rewriter, loc, has, paramIdx, zero);
+      param = LLVM::SelectOp::create(rewriter, loc, has, load(f64, params, safe), zeroF);
+    }
+    Value nT64 = LLVM::SExtOp::create(rewriter, loc, i64, nT);
+    Value nC64 = LLVM::SExtOp::create(rewriter, loc, i64, nC);
+    auto gateCall = [&] {
+      state->call(rewriter, op, "q2_rt_gate", {kind, param, targets, nT64, ctrls, nC64, adj});
+    };
+    auto pauliCall = [&] {
+      Value isAdj = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, adj, zero);
+      Value neg = LLVM::FNegOp::create(rewriter, loc, param);
+      Value theta = LLVM::SelectOp::create(rewriter, loc, isAdj, neg, param);
+      state->call(rewriter, op, "q2_rt_pauli_rot",
+                  {theta, gep(i8, words, wordOff), targets, nT64, ctrls, nC64});
+    };
+    if (gateBlock) {
+      Value isPauli = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, kind, zero);
+      LLVM::CondBrOp::create(rewriter, loc, isPauli, pauliBlock, gateBlock);
+      rewriter.setInsertionPointToEnd(gateBlock);
+      gateCall();
+      LLVM::BrOp::create(rewriter, loc, ValueRange{}, next);
+      rewriter.setInsertionPointToEnd(pauliBlock);
+      pauliCall();
+    } else if (hasPauli) {
+      pauliCall();
+    } else {
+      gateCall();
+    }
+    LLVM::BrOp::create(rewriter, loc, ValueRange{}, next);
+
+    // next: the following record.
+    rewriter.setInsertionPointToEnd(next);
+    LLVM::BrOp::create(rewriter, loc, ValueRange{gep(i32, cWires, nC)}, header);
+
+    rewriter.setInsertionPointToStart(exit);
+    rewriter.replaceOp(op, adaptor.getInQubits());
+    return success();
+  }
+};
+
 struct MeasureLowering : QuantumPattern<MeasureOp> {
   using QuantumPattern::QuantumPattern;
   LogicalResult
@@ -331,16 +553,7 @@ struct ProbsLowering : QuantumPattern<ProbsOp> {
             {adaptor.getReg(),
              state->i64(rewriter, op, int64_t(*op.getRegStart()) + i)}));
     auto [array, n] = state->fill(rewriter, op, false, qubits);
-    // Address of element 0: aligned pointer + offset.
-    Value buf = adaptor.getStateIn();
-    auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, buf);
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buf);
-    Value base64 = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), base);
-    Value basePtr = LLVM::IntToPtrOp::create(rewriter, loc, state->abi.ptr, base64);
-    Value off64 = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                             meta.getOffset());
-    Value out = LLVM::GEPOp::create(rewriter, loc, state->abi.ptr, rewriter.getF64Type(),
-                                    basePtr, ValueRange{off64});
+    Value out = elementPointer(rewriter, loc, adaptor.getStateIn(), state->abi.ptr);
     state->call(rewriter, op, "q2_rt_probs", {array, n, out});
     rewriter.eraseOp(op);
     return success();
@@ -423,5 +636,6 @@ void q2::populateQuantumToLLVMConversionPatterns(
   auto state = std::make_shared<LoweringState>(ctx);
   patterns.add<AllocLowering, DeallocLowering, ExtractLowering,
                InsertLowering, CustomLowering, PauliRotLowering,
-               MeasureLowering, ProbsLowering>(converter, ctx, state);
+               MeasureLowering, ProbsLowering, GateTableLowering>(
+      converter, ctx, state);
 }

@@ -277,3 +277,147 @@ func.func @probs_range_count_huge() -> tensor<4xf64> {
   %p = quantum.probs reg %r[0, 63] : tensor<4xf64>
   return %p : tensor<4xf64>
 }
+
+// -----
+
+func.func @gt_results(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{expects 1 results (one per qubit operand), got 2}}
+  %o:2 = quantum.gate_table %q0 kinds ["H"] records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit, !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_kind(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{unknown gate kind 'Q'}}
+  %o = quantum.gate_table %q0 kinds ["Q"] records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_words(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{words has letter 'A' at position 1; expected one of I, X, Y, Z}}
+  %o = quantum.gate_table %q0 params(%p : tensor<1xf64>) kinds ["pauli_rot"] words "XA" records [0, 0, 0, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_truncated_header(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{record 0 (at 0): truncated}}
+  %o = quantum.gate_table %q0 kinds ["H"] records [0, 0, -1, 1] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_truncated_wires(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{record 1 (at 7): truncated}}
+  %o = quantum.gate_table %q0 kinds ["H"] records [0, 0, -1, 1, 0, 0, 0, 0, 0, -1, 1, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_kind_index(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{record 0 (at 0): kind 1 is not an index into kinds}}
+  %o = quantum.gate_table %q0 kinds ["H"] records [1, 0, -1, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_adjoint(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{adjoint must be 0 or 1, got 2}}
+  %o = quantum.gate_table %q0 kinds ["H"] records [0, 2, -1, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_no_target(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{needs at least one target and no negative count}}
+  %o = quantum.gate_table %q0 kinds ["H"] records [0, 0, -1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_param_negative(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{param must be -1 or an index, got -2}}
+  %o = quantum.gate_table %q0 params(%p : tensor<1xf64>) kinds ["RZ"] records [0, 0, -2, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_param_range(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{param 1 is out of range for 1 parameter(s)}}
+  %o = quantum.gate_table %q0 params(%p : tensor<1xf64>) kinds ["RZ"] records [0, 0, 1, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_targets(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{gate 'H' expects 1 target(s), got 2}}
+  %o:2 = quantum.gate_table %q0, %q1 kinds ["H"] records [0, 0, -1, 2, 0, 0, 0, 1] : !quantum.bit, !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_gate_param(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{gate 'H' expects 0 parameter(s)}}
+  %o = quantum.gate_table %q0 params(%p : tensor<1xf64>) kinds ["H"] records [0, 0, 0, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_gate_word(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{word must be 0 for gate 'H'}}
+  %o = quantum.gate_table %q0 kinds ["H"] records [0, 0, -1, 1, 0, 3, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_pauli_param(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{a Pauli rotation needs a parameter}}
+  %o = quantum.gate_table %q0 kinds ["pauli_rot"] words "X" records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_pauli_word(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{word [0, 2) is outside words (1 letters)}}
+  %o:2 = quantum.gate_table %q0, %q1 params(%p : tensor<1xf64>) kinds ["pauli_rot"] words "X" records [0, 0, 0, 2, 0, 0, 0, 1] : !quantum.bit, !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_wire_range(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{wire 1 is not an index into 1 qubit(s)}}
+  %o = quantum.gate_table %q0 kinds ["H"] records [0, 0, -1, 1, 0, 0, 1] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_wire_twice(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{uses wire 1 more than once}}
+  %o:2 = quantum.gate_table %q0, %q1 kinds ["X"] records [0, 0, -1, 1, 1, 0, 1, 1] : !quantum.bit, !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_params_rank(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  // expected-error @+1 {{params must be 1-D, got rank 2}}
+  %o = quantum.gate_table %q0 params(%p2 : tensor<1x1xf64>) kinds ["RZ"] records [0, 0, 0, 1, 0, 0, 0] : !quantum.bit
+  return
+}

@@ -69,3 +69,18 @@ func.func @probs_range(%buf: memref<8xf64>) -> tensor<4xf64> {
   quantum.dealloc %r : !quantum.reg
   return %p : tensor<4xf64>
 }
+
+// A gate table: H(q0), X(q1) ctrls(q0), pauli_rot "XZ"(p[0]) q1, q2 ctrls(q0);
+// tensor parameters before bufferization, a memref after, none at all.
+// CHECK-LABEL: func.func @gate_table
+// CHECK: quantum.gate_table %{{.*}}, %{{.*}}, %{{.*}} params(%{{.*}} : tensor<1xf64>) kinds ["H", "X", "pauli_rot"] words "XZ" records [0, 0, -1, 1, 0, 0, 0, 1, 0, -1, 1, 1, 0, 1, 0, 2, 0, 0, 2, 1, 0, 1, 2, 0] : !quantum.bit, !quantum.bit, !quantum.bit
+// CHECK: quantum.gate_table %{{.*}} params(%{{.*}} : memref<?xf64>) kinds ["RZ"] records [0, 1, 0, 1, 0, 0, 0] : !quantum.bit
+// CHECK: quantum.gate_table %{{.*}} kinds ["H"] records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
+func.func @gate_table(%q0: !quantum.bit, %q1: !quantum.bit, %q2: !quantum.bit, %p: tensor<1xf64>, %m: memref<?xf64>) -> !quantum.bit {
+  %o:3 = quantum.gate_table %q0, %q1, %q2 params(%p : tensor<1xf64>) kinds ["H", "X", "pauli_rot"] words "XZ"
+           records [0, 0, -1, 1, 0, 0, 0,  1, 0, -1, 1, 1, 0, 1, 0,  2, 0, 0, 2, 1, 0, 1, 2, 0]
+           : !quantum.bit, !quantum.bit, !quantum.bit
+  %a = quantum.gate_table %o#0 params(%m : memref<?xf64>) kinds ["RZ"] records [0, 1, 0, 1, 0, 0, 0] : !quantum.bit
+  %b = quantum.gate_table %a kinds ["H"] records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
+  return %b : !quantum.bit
+}

@@ -104,6 +104,122 @@ LogicalResult PauliRotOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// GateTableOp
+//===----------------------------------------------------------------------===//
+
+/// Fields of a record before its wires.
+static constexpr size_t kRecordHeader = 6;
+
+LogicalResult GateTableOp::verify() {
+  int64_t numWires = getInQubits().size();
+  // Parameters: none, a 1-D tensor/memref of static size, or of unknown
+  // size (any index >= 0 accepted).
+  int64_t numParams = 0;
+  if (Value p = getParams()) {
+    auto shaped = cast<ShapedType>(p.getType());
+    if (shaped.getRank() != 1)
+      return emitOpError("params must be 1-D, got rank ") << shaped.getRank();
+    numParams = shaped.isDynamicDim(0) ? INT32_MAX : shaped.getDimSize(0);
+  }
+  if (int64_t(getOutQubits().size()) != numWires)
+    return emitOpError("expects ")
+           << numWires << " results (one per qubit operand), got "
+           << getOutQubits().size();
+  // Per kind: the gate, or nullopt for a Pauli rotation.
+  SmallVector<std::optional<GateInfo>> kinds;
+  for (Attribute a : getKinds()) {
+    StringRef k = cast<StringAttr>(a).getValue();
+    if (k == kPauliRot) {
+      kinds.push_back(std::nullopt);
+      continue;
+    }
+    std::optional<GateInfo> g = lookupGate(k);
+    if (!g)
+      return emitOpError("unknown gate kind '") << k << "'";
+    kinds.push_back(g);
+  }
+  StringRef words = getWords();
+  if (size_t bad = words.find_first_not_of("IXYZ"); bad != StringRef::npos)
+    return emitOpError("words has letter '")
+           << words[bad] << "' at position " << bad
+           << "; expected one of I, X, Y, Z";
+  ArrayRef<int32_t> r = getRecords();
+  // Record index that last used each wire (no wire twice in one gate).
+  SmallVector<int64_t> lastUse(numWires, -1);
+  for (size_t pos = 0, index = 0; pos < r.size(); ++index) {
+    auto error = [&]() {
+      return emitOpError("record ") << index << " (at " << pos << "): ";
+    };
+    if (r.size() - pos < kRecordHeader)
+      return error() << "truncated";
+    int64_t kind = r[pos], adj = r[pos + 1], param = r[pos + 2],
+            nT = r[pos + 3], nC = r[pos + 4], word = r[pos + 5];
+    if (kind < 0 || kind >= int64_t(kinds.size()))
+      return error() << "kind " << kind << " is not an index into kinds";
+    if (adj != 0 && adj != 1)
+      return error() << "adjoint must be 0 or 1, got " << adj;
+    if (nT < 1 || nC < 0)
+      return error() << "needs at least one target and no negative count";
+    if (int64_t(r.size() - pos - kRecordHeader) < nT + nC)
+      return error() << "truncated";
+    if (param < -1)
+      return error() << "param must be -1 or an index, got " << param;
+    if (param >= numParams)
+      return error() << "param " << param << " is out of range for "
+                     << numParams << " parameter(s)";
+    if (const std::optional<GateInfo> &g = kinds[kind]) {
+      if (nT != g->numTargets)
+        return error() << "gate '" << g->name << "' expects "
+                       << g->numTargets << " target(s), got " << nT;
+      if ((param >= 0) != (g->numParams == 1))
+        return error() << "gate '" << g->name << "' expects "
+                       << g->numParams << " parameter(s)";
+      if (word != 0)
+        return error() << "word must be 0 for gate '" << g->name << "'";
+    } else {
+      if (param < 0)
+        return error() << "a Pauli rotation needs a parameter";
+      if (word < 0 || word + nT > int64_t(words.size()))
+        return error() << "word [" << word << ", " << word + nT
+                       << ") is outside words (" << words.size()
+                       << " letters)";
+    }
+    for (int32_t w : r.slice(pos + kRecordHeader, nT + nC)) {
+      if (w < 0 || w >= numWires)
+        return error() << "wire " << w << " is not an index into "
+                       << numWires << " qubit(s)";
+      if (lastUse[w] == int64_t(index))
+        return error() << "uses wire " << w << " more than once";
+      lastUse[w] = index;
+    }
+    pos += kRecordHeader + nT + nC;
+  }
+  return success();
+}
+
+/// Reads its parameters (the table itself is an attribute).
+void GateTableOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getParams() && isa<MemRefType>(getParams().getType()))
+    effects.emplace_back(MemoryEffects::Read::get(), &getParamsMutable()[0],
+                         SideEffects::DefaultResource::get());
+}
+
+void GateTableOp::forEachRecord(
+    llvm::function_ref<void(const Record &)> fn) {
+  ArrayRef<int32_t> r = getRecords();
+  for (size_t pos = 0; pos < r.size();) {
+    Record rec{r[pos],     r[pos + 1], r[pos + 2], r[pos + 3],
+               r[pos + 4], r[pos + 5], {},         {}};
+    rec.targets = r.slice(pos + kRecordHeader, rec.numTargets);
+    rec.ctrls = r.slice(pos + kRecordHeader + rec.numTargets, rec.numCtrls);
+    fn(rec);
+    pos += kRecordHeader + rec.numTargets + rec.numCtrls;
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // QuantumGate
 //===----------------------------------------------------------------------===//
 

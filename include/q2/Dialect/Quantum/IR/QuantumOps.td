@@ -144,6 +144,61 @@ def Quantum_PauliRotOp : Quantum_GateOp<"pauli_rot"> {
   let hasVerifier = 1;
 }
 
+def Quantum_GateTableOp : Quantum_Op<"gate_table",
+    [AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "a sequence of gates given as a table";
+  let description = [{
+    Applies gates one after the other to its qubits, as the `custom` and
+    `pauli_rot` ops it stands for would: wire `w` is qubit operand `w`,
+    result `w` is that wire's value after the last gate. One op (and one
+    loop over a constant table when lowered) instead of one op and one call
+    site per gate, so a long gate sequence costs the compiler a table, not
+    code; `quantum-outline-chunks` makes them.
+    ```mlir
+    %o:3 = quantum.gate_table %q0, %q1, %q2 params(%p : tensor<1xf64>)
+             kinds ["H", "X", "pauli_rot"] words "XZ"
+             records [0, 0, -1, 1, 0, 0, 0,
+                      1, 0, -1, 1, 1, 0, 1, 0,
+                      2, 0, 0, 2, 1, 0, 1, 2, 0]
+             : !quantum.bit, !quantum.bit, !quantum.bit
+    ```
+    is `H(q0)`, `X(q1) ctrls(q0)`, `pauli_rot "XZ"(%p[0]) q1, q2 ctrls(q0)`.
+    A record is `kind, adjoint, param, nT, nC, word` followed by `nT`
+    target wires and `nC` control wires: `kind` indexes `kinds` (a gate of
+    `quantum.custom` or `pauli_rot`), `adjoint` is 0 or 1, `param` indexes
+    the 1-D f64 `params` or is -1 (gates without a parameter), `word` is the
+    offset of the rotation's Pauli word (`nT` letters) in `words` (0 for
+    other gates). `params` is a tensor before bufferization and a memref
+    after (read only). The verifier checks every record as `custom` and
+    `pauli_rot` check their ops.
+  }];
+  let arguments = (ins Variadic<Quantum_BitType>:$in_qubits,
+                       Optional<AnyTypeOf<[RankedTensorOf<[F64]>,
+                                           MemRefOf<[F64]>]>>:$params,
+                       StrArrayAttr:$kinds,
+                       DefaultValuedStrAttr<StrAttr, "">:$words,
+                       DenseI32ArrayAttr:$records);
+  let results = (outs Variadic<Quantum_BitType>:$out_qubits);
+  let assemblyFormat = [{
+    $in_qubits (`params` `(` $params^ `:` type($params) `)`)?
+    `kinds` $kinds (`words` $words^)? `records` $records attr-dict
+    `:` type($out_qubits)
+  }];
+  let extraClassDeclaration = [{
+    /// One gate of the table (views into the records).
+    struct Record {
+      int32_t kind, adjoint, param, numTargets, numCtrls, word;
+      llvm::ArrayRef<int32_t> targets, ctrls;
+    };
+    /// Calls `fn` on every record in order; the op must have verified.
+    void forEachRecord(llvm::function_ref<void(const Record &)> fn);
+    /// The `kinds` entry for Pauli rotations.
+    static constexpr llvm::StringLiteral kPauliRot = "pauli_rot";
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Measurement
 //===----------------------------------------------------------------------===//
