@@ -115,10 +115,11 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
       text += ",canonicalize,func.func(quantum-unroll),canonicalize,"
               "func.func(quantum-cancel-inverses,quantum-merge-rotations)";
     // Last, on the final gate sequence: bounds what stages 3-6 see per
-    // function (docs/pipeline.md).
+    // function (docs/pipeline.md). Blocks above a quarter chunk are cut: a
+    // table pays off well before a full chunk.
     return text + llvm::formatv(",canonicalize,cse,quantum-outline-chunks{{"
-                                "max-gates={0}}",
-                                o.outlineGates)
+                                "max-gates={0} min-gates={1}}",
+                                o.outlineGates, o.outlineGates / 4)
                       .str();
   }
   case Stage::Bufferization:

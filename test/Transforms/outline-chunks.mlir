@@ -1,33 +1,42 @@
-// RUN: q2-opt %s --quantum-outline-chunks=max-gates=2 --split-input-file | FileCheck %s
+// RUN: q2-opt %s --quantum-outline-chunks="max-gates=2 min-gates=2 tabulate=false" --split-input-file | FileCheck %s
+// RUN: q2-opt %s --quantum-outline-chunks="max-gates=8 min-gates=2 tabulate=false" --split-input-file | FileCheck %s --check-prefix=CODE
 // RUN: q2-opt %s --quantum-outline-chunks=max-gates=0 --split-input-file | FileCheck %s --check-prefix=OFF
+// Without tables (tabulate=false) the chunks hold the gates themselves;
+// outline-chunks-tables.mlir has the tables.
 
-// Four gates, at most two per function: two chunks. Each call sits where
-// its chunk's last gate was, takes the qubits and values the chunk needs
-// (in order of first use) and returns the qubits used after it. A term's
-// angle math goes with its gate (cloned, constants too); the originals left
-// without users are erased.
+// With room for eight gates and eight ops of arithmetic, the four gates
+// are one chunk. The call sits where the chunk's last gate was, takes the
+// qubits and values the chunk needs (in order of first use) and returns the
+// qubits used after it. A term's angle math goes with its gate (cloned,
+// constants too); the originals left without users are erased.
+// CODE-LABEL: func.func @run(
+// CODE-SAME: %[[C:.*]]: tensor<4xf64>, %[[F:.*]]: f64, %[[A:.*]]: !quantum.bit, %[[B:.*]]: !quantum.bit
+// CODE-NEXT: %[[R:.*]]:2 = call @run.chunk0(%[[A]], %[[C]], %[[F]], %[[B]]) : (!quantum.bit, tensor<4xf64>, f64, !quantum.bit) -> (!quantum.bit, !quantum.bit)
+// CODE-NEXT: return %[[R]]#0, %[[R]]#1
+// CODE: func.func private @run.chunk0(%[[A0:.*]]: !quantum.bit, %[[C0:.*]]: tensor<4xf64>, %[[F0:.*]]: f64, %[[B0:.*]]: !quantum.bit) -> (!quantum.bit, !quantum.bit)
+// CODE-SAME: attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
+// CODE-NEXT: %[[H:.*]] = quantum.custom "H"() %[[A0]]
+// CODE-NEXT: %[[I0:.*]] = arith.constant 0 : index
+// CODE-NEXT: %[[E0:.*]] = tensor.extract %[[C0]][%[[I0]]]
+// CODE-NEXT: %[[S0:.*]] = arith.constant 5.000000e-01 : f64
+// CODE-NEXT: %[[M0:.*]] = arith.mulf %[[E0]], %[[S0]]
+// CODE-NEXT: %[[T0:.*]] = arith.mulf %[[M0]], %[[F0]]
+// CODE-NEXT: %[[RZ:.*]], %[[RC:.*]] = quantum.custom "RZ"(%[[T0]]) %[[B0]] ctrls(%[[H]])
+// CODE-NEXT: %[[I1:.*]] = arith.constant 1 : index
+// CODE-NEXT: %[[E1:.*]] = tensor.extract %[[C0]][%[[I1]]]
+// CODE-NEXT: %[[T1:.*]] = arith.mulf %[[E1]], %[[F0]]
+// CODE-NEXT: %[[RX:.*]] = quantum.custom "RX"(%[[T1]]) %[[RC]]
+// CODE-NEXT: %[[X:.*]], %[[XC:.*]] = quantum.custom "X"() %[[RX]] ctrls(%[[RZ]])
+// CODE-NEXT: return %[[X]], %[[XC]]
+// With room for two ops of arithmetic per function, the RZ (three ops)
+// cannot join the H; the RX and X (two ops) can.
 // CHECK-LABEL: func.func @run(
-// CHECK-SAME: %[[C:.*]]: tensor<4xf64>, %[[F:.*]]: f64, %[[A:.*]]: !quantum.bit, %[[B:.*]]: !quantum.bit
-// CHECK-NOT: arith.
-// CHECK-NOT: tensor.extract
-// CHECK: %[[R0:.*]]:2 = call @run.chunk0(%[[A]], %[[C]], %[[F]], %[[B]]) : (!quantum.bit, tensor<4xf64>, f64, !quantum.bit) -> (!quantum.bit, !quantum.bit)
-// CHECK-NEXT: %[[R1:.*]]:2 = call @run.chunk1(%[[C]], %[[F]], %[[R0]]#1, %[[R0]]#0) : (tensor<4xf64>, f64, !quantum.bit, !quantum.bit) -> (!quantum.bit, !quantum.bit)
-// CHECK-NEXT: return %[[R1]]#0, %[[R1]]#1
-// CHECK: func.func private @run.chunk0(%[[A0:.*]]: !quantum.bit, %[[C0:.*]]: tensor<4xf64>, %[[F0:.*]]: f64, %[[B0:.*]]: !quantum.bit) -> (!quantum.bit, !quantum.bit)
-// CHECK-SAME: attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
-// CHECK-NEXT: %[[H:.*]] = quantum.custom "H"() %[[A0]]
-// CHECK-NEXT: %[[I0:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[E0:.*]] = tensor.extract %[[C0]][%[[I0]]]
-// CHECK-NEXT: %[[S0:.*]] = arith.constant 5.000000e-01 : f64
-// CHECK-NEXT: %[[M0:.*]] = arith.mulf %[[E0]], %[[S0]]
-// CHECK-NEXT: %[[T0:.*]] = arith.mulf %[[M0]], %[[F0]]
-// CHECK-NEXT: %[[RZ:.*]], %[[RC:.*]] = quantum.custom "RZ"(%[[T0]]) %[[B0]] ctrls(%[[H]])
-// CHECK-NEXT: return %[[RZ]], %[[RC]]
-// CHECK: func.func private @run.chunk1(
-// CHECK: tensor.extract
+// CHECK: quantum.custom "H"
+// CHECK: quantum.custom "RZ"
+// CHECK: call @run.chunk0
+// CHECK: func.func private @run.chunk0(
 // CHECK: quantum.custom "RX"
-// CHECK: quantum.custom "X"()
-// CHECK: return
+// CHECK: quantum.custom "X"
 func.func @run(%c: tensor<4xf64>, %f: f64, %a: !quantum.bit, %b: !quantum.bit) -> (!quantum.bit, !quantum.bit) {
   %half = arith.constant 0.5 : f64
   %i0 = arith.constant 0 : index
@@ -49,9 +58,9 @@ func.func @run(%c: tensor<4xf64>, %f: f64, %a: !quantum.bit, %b: !quantum.bit) -
 
 // -----
 
-// Five gates: balanced chunks of 2, 2 and 1; a one-gate chunk stays as it
-// is. Two calls and a gate are still more than two units: the calls are
-// grouped once more.
+// Five gates: chunks of 2, 2 and 1; a one-gate chunk stays as it is. Two
+// calls and a gate are still more than two units: the calls are grouped
+// once more.
 // CHECK-LABEL: func.func @balanced(
 // CHECK-NEXT: %[[T:.*]] = call @balanced.chunk2(%{{.*}})
 // CHECK-NEXT: %[[L:.*]] = quantum.custom "S"() %[[T]]
@@ -195,15 +204,15 @@ func.func @shared(%a: !quantum.bit, %f: f64) -> !quantum.bit {
 
 // -----
 
-// Cloning is bounded (8 ops per gate of the chunk): the first chunk clones
-// 16 of the 20 ops of a long pure chain and takes the rest as an argument;
-// the chain's head stays in the caller, which still needs it.
+// A chunk's arithmetic is bounded too (max-gates ops): the RZ, whose
+// angle takes twenty ops, is a chunk of its own (so it stays in place, with
+// its chain); the two H are outlined.
 // CHECK-LABEL: func.func @budget(
-// CHECK-COUNT-4: arith.addf
+// CHECK-COUNT-20: arith.addf
 // CHECK-NOT: arith.addf
-// CHECK: call @budget.chunk0(%{{.*}}, %{{.*}}, %{{.*}}) : (f64, f64, !quantum.bit)
+// CHECK: %[[RZ:.*]] = quantum.custom "RZ"
+// CHECK-NEXT: call @budget.chunk0(%[[RZ]])
 // CHECK: func.func private @budget.chunk0(
-// CHECK-COUNT-16: arith.addf
 // CHECK-NOT: arith.addf
 // CHECK: return
 func.func @budget(%a: !quantum.bit, %x: f64) -> !quantum.bit {

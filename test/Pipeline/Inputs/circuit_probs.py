@@ -3,9 +3,11 @@
 
   circuit_probs.py generate BIN_DIR OUT.json   (run once, with the compiler
                                                  BEFORE a change; stores them)
-  circuit_probs.py check REF.json WORK_DIR [--tol 1e-12] [--only SUBSTR]
-                   [--q2-opt FLAG]...           (tools from PATH; compares;
-                                                 FLAG is added to q2-opt)
+  circuit_probs.py check REF.json WORK_DIR [--tol 1e-12] [--only S1,S2..]
+                   [--q2-opt FLAG]...           (tools from PATH; compares
+                                                 the cases whose name has one
+                                                 of S1, S2..; FLAG is added
+                                                 to q2-opt)
 
 Each case generates a program with q2-qpe, compiles and runs it once with
 `q2-opt --qpe-pipeline --run 1 --report` (default coefficients) and reads
@@ -107,7 +109,7 @@ def main():
             ref = json.load(f)
         bad = 0
         for c in ref["cases"]:
-            if only and only not in c["name"]:
+            if only and not any(o in c["name"] for o in only.split(",")):
                 continue
             p = probabilities("q2-qpe", "q2-opt", work, c["name"], c["q2-qpe"],
                               c["q2-opt"], extra)

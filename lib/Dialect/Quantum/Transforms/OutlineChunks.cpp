@@ -11,13 +11,20 @@
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace q2::quantum {
 #define GEN_PASS_DEF_QUANTUMOUTLINECHUNKS
@@ -28,45 +35,199 @@ using namespace mlir;
 using namespace q2::quantum;
 
 namespace {
-/// Pure ops cloned into a chunk per gate of the chunk, at most: bounds the
-/// total cloned work by a constant times the number of gates even when many
-/// chunks share one long pure computation (beyond it, values are passed).
-constexpr int64_t kClonesPerGate = 8;
-
 bool hasQuantumType(Operation *op) {
   auto isQuantum = [](Type t) { return isa<BitType, RegType>(t); };
   return llvm::any_of(op->getOperandTypes(), isQuantum) ||
          llvm::any_of(op->getResultTypes(), isQuantum);
 }
 
+/// How a chunk of gates becomes one quantum.gate_table: wire w is the w-th
+/// qubit the chunk takes from outside (`inputs`), `params` are the outside
+/// values of the gates' parameters, `wireOf` maps each qubit value the
+/// chunk leaves behind to its wire.
+struct TablePlan {
+  SmallVector<Value> inputs, params;
+  SmallVector<StringRef> kinds;
+  std::string words;
+  SmallVector<int32_t> records;
+  DenseMap<Value, int32_t> wireOf;
+};
+
+/// The table of `members` (gates, in order), or nullopt if they do not use
+/// their qubits linearly (each value consumed once, only the final value of
+/// a wire used after the chunk) or a gate has more than one parameter.
+std::optional<TablePlan> planTable(ArrayRef<Operation *> members,
+                                   const DenseSet<Operation *> &memberSet) {
+  TablePlan p;
+  llvm::StringMap<int32_t> kindIndex, wordOffset;
+  DenseMap<Value, int32_t> paramIndex;
+  DenseSet<Value> inputSet;
+  for (Operation *op : members) {
+    auto g = dyn_cast<QuantumGate>(op);
+    if (!g || g.getGateParams().size() > 1)
+      return std::nullopt;
+    StringRef kind;
+    int32_t word = 0;
+    if (auto c = dyn_cast<CustomOp>(op)) {
+      kind = c.getGateName();
+    } else if (auto r = dyn_cast<PauliRotOp>(op)) {
+      kind = GateTableOp::kPauliRot;
+      auto [it, inserted] =
+          wordOffset.try_emplace(r.getPauliWord(), int32_t(p.words.size()));
+      if (inserted)
+        p.words += r.getPauliWord();
+      word = it->second;
+    } else {
+      return std::nullopt;
+    }
+    auto [k, newKind] = kindIndex.try_emplace(kind, int32_t(p.kinds.size()));
+    if (newKind)
+      p.kinds.push_back(kind);
+    int32_t param = -1;
+    if (!g.getGateParams().empty()) {
+      Value v = g.getGateParams()[0];
+      auto [it, inserted] = paramIndex.try_emplace(v, int32_t(p.params.size()));
+      if (inserted)
+        p.params.push_back(v);
+      param = it->second;
+    }
+    p.records.append({k->second, int32_t(g.isAdjoint()), param,
+                      int32_t(g.getTargetOperands().size()),
+                      int32_t(g.getCtrlOperands().size()), word});
+    SmallVector<int32_t> wires;
+    for (Value v : llvm::concat<const Value>(g.getTargetOperands(),
+                                             g.getCtrlOperands())) {
+      if (auto it = p.wireOf.find(v); it != p.wireOf.end()) {
+        wires.push_back(it->second);
+        p.wireOf.erase(it);
+      } else if (memberSet.contains(v.getDefiningOp()) ||
+                 !inputSet.insert(v).second) {
+        return std::nullopt; // consumed twice
+      } else {
+        wires.push_back(int32_t(p.inputs.size()));
+        p.inputs.push_back(v);
+      }
+    }
+    p.records.append(wires);
+    for (auto [r, w] : llvm::zip(llvm::concat<const Value>(
+                                     g.getTargetResults(), g.getCtrlResults()),
+                                 wires))
+      p.wireOf[r] = w;
+  }
+  // What is used after the chunk must be the final value of its wire.
+  for (Operation *op : members)
+    for (Value r : op->getResults())
+      if (!p.wireOf.contains(r) &&
+          llvm::any_of(r.getUsers(), [&](Operation *user) {
+            return !memberSet.contains(user);
+          }))
+        return std::nullopt;
+  return p;
+}
+
+/// Parameters computed by the same arithmetic up to constants: computed in
+/// one loop whose constants come from per-position tables (a table of N
+/// gates then costs O(1) code whatever N).
+constexpr unsigned kMinGroup = 4;
+/// Largest computation a loop is made for (ops, constants excluded).
+constexpr unsigned kMaxTemplateOps = 32;
+
+/// The shape of the computation of one parameter: its ops (post order),
+/// the constants that differ between parameters of the same shape (f64 and
+/// index "holes"), and a key equal for computations that differ only there.
+struct Shape {
+  std::string key;
+  SmallVector<Operation *> ops;
+  SmallVector<Operation *> holeOps;
+  SmallVector<Attribute> holes;
+};
+
+/// The shape of `root`'s computation, or nullopt if it is not made of ops
+/// for which `inside` holds (then it is computed on its own).
+std::optional<Shape> shapeOf(Value root,
+                             llvm::function_ref<bool(Operation *)> inside) {
+  Shape shape;
+  llvm::raw_string_ostream key(shape.key);
+  DenseMap<Operation *, unsigned> ids, holeIds;
+  // Post order without recursion: (op, operands pushed?).
+  SmallVector<std::pair<Operation *, bool>> stack;
+  Operation *rootOp = root.getDefiningOp();
+  if (!rootOp || !inside(rootOp))
+    return std::nullopt;
+  stack.push_back({rootOp, false});
+  while (!stack.empty()) {
+    auto [op, expanded] = stack.back();
+    if (ids.contains(op)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      stack.back().second = true;
+      for (Value v : llvm::reverse(op->getOperands()))
+        if (Operation *d = v.getDefiningOp();
+            d && !d->hasTrait<OpTrait::ConstantLike>() && inside(d) &&
+            !ids.contains(d))
+          stack.push_back({d, false});
+      continue;
+    }
+    stack.pop_back();
+    if (shape.ops.size() == kMaxTemplateOps)
+      return std::nullopt;
+    ids[op] = shape.ops.size();
+    shape.ops.push_back(op);
+    key << op->getName() << op->getAttrDictionary().getAsOpaquePointer()
+        << '(';
+    for (Value v : op->getOperands()) {
+      Operation *d = v.getDefiningOp();
+      if (d && d->hasTrait<OpTrait::ConstantLike>()) {
+        Attribute value = d->getAttrDictionary().get("value");
+        if (isa_and_nonnull<FloatAttr>(value) ||
+            (isa_and_nonnull<IntegerAttr>(value) && v.getType().isIndex())) {
+          auto [it, fresh] = holeIds.try_emplace(d, shape.holes.size());
+          if (fresh) {
+            shape.holeOps.push_back(d);
+            shape.holes.push_back(value);
+          }
+          key << 'h' << it->second << v.getType();
+        } else {
+          key << 'c' << d->getAttrDictionary().getAsOpaquePointer();
+        }
+      } else if (auto it = d ? ids.find(d) : ids.end(); it != ids.end()) {
+        key << 'o' << it->second << '.' << cast<OpResult>(v).getResultNumber();
+      } else {
+        key << 'v' << v.getAsOpaquePointer();
+      }
+      key << ',';
+    }
+    key << ')';
+  }
+  key << 'r' << cast<OpResult>(root).getResultNumber();
+  return shape;
+}
+
 class Outliner {
 public:
-  Outliner(func::FuncOp parent, SymbolTable &symbols, unsigned maxGates)
-      : parent(parent), symbols(symbols), maxGates(maxGates),
-        insertAfter(parent) {}
+  Outliner(func::FuncOp parent, SymbolTable &symbols, unsigned minGates,
+           unsigned maxGates, bool tabulate)
+      : parent(parent), symbols(symbols), minGates(minGates),
+        maxGates(maxGates), tabulate(tabulate), insertAfter(parent) {}
 
-  /// Outlines `block` level by level until at most maxGates units are left
+  /// Outlines `block` level by level until at most minGates units are left
   /// or nothing can be grouped.
   void run(Block &block) {
     for (;;) {
       int64_t units = 0;
       for (Operation &op : block)
         units += isUnit(&op);
-      if (units <= int64_t(maxGates))
+      if (units <= int64_t(minGates))
         return;
       bool progress = false;
-      for (SmallVector<Operation *> &run : runs(block)) {
-        int64_t n = (int64_t(run.size()) + maxGates - 1) / maxGates;
-        // Balanced: sizes differ by at most one.
-        for (int64_t i = 0, begin = 0; i < n; ++i) {
-          int64_t size = int64_t(run.size()) / n + (i < int64_t(run.size()) % n);
-          if (size >= 2) {
-            outline(block, ArrayRef(run).slice(begin, size));
+      for (SmallVector<Operation *> &run : runs(block))
+        for (ArrayRef<Operation *> chunk : split(block, run))
+          if (chunk.size() >= 2) {
+            outline(block, chunk);
             progress = true;
           }
-          begin += size;
-        }
-      }
       if (!progress)
         return;
     }
@@ -128,6 +289,72 @@ private:
            isMemoryEffectFree(op) && !hasQuantumType(op);
   }
 
+  /// The ops `unit` would add to a chunk that already clones `seen`
+  /// (constants are free), counted up to `limit` + 1.
+  static int64_t cloneCost(Operation *unit, Block &block,
+                           DenseSet<Operation *> &seen, int64_t limit) {
+    int64_t cost = 0;
+    SmallVector<Value> stack(unit->getOperands());
+    while (!stack.empty() && cost <= limit) {
+      Operation *def = stack.pop_back_val().getDefiningOp();
+      if (!def || def->hasTrait<OpTrait::ConstantLike>() ||
+          !cloneable(def, block) || !seen.insert(def).second)
+        continue;
+      ++cost;
+      llvm::append_range(stack, def->getOperands());
+    }
+    return cost;
+  }
+
+  /// The code `unit` adds to a chunk: what it clones (cloneCost) or, for a
+  /// gate's parameter computed like one already in the chunk (a table
+  /// computes such parameters in one loop, Shape), one table slot.
+  int64_t unitCost(Operation *unit, Block &block, DenseSet<Operation *> &seen,
+                   llvm::StringSet<> &shapes, int64_t limit) {
+    auto gate = dyn_cast<QuantumGate>(unit);
+    if (!tabulate || !gate)
+      return cloneCost(unit, block, seen, limit);
+    int64_t cost = 0;
+    for (Value v : gate.getGateParams()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || def->hasTrait<OpTrait::ConstantLike>())
+        continue;
+      std::optional<Shape> shape =
+          shapeOf(v, [&](Operation *op) { return cloneable(op, block); });
+      if (!shape) {
+        if (cloneable(def, block) && seen.insert(def).second)
+          cost += 1 + cloneCost(def, block, seen, limit - cost);
+      } else
+        cost += shapes.insert(shape->key).second ? shape->ops.size() : 1;
+    }
+    return cost;
+  }
+
+  /// Cuts a run into chunks of at most maxGates units whose code (unitCost)
+  /// is at most maxGates between them: a chunk bounds the code of its
+  /// function (with tables, the gates are data).
+  SmallVector<ArrayRef<Operation *>> split(Block &block,
+                                           ArrayRef<Operation *> run) {
+    SmallVector<ArrayRef<Operation *>> out;
+    DenseSet<Operation *> seen;
+    llvm::StringSet<> shapes;
+    int64_t begin = 0, code = 0, limit = maxGates;
+    for (int64_t i = 0, e = run.size(); i < e; ++i) {
+      int64_t cost = unitCost(run[i], block, seen, shapes, limit - code);
+      if (i > begin && (i - begin == limit || code + cost > limit)) {
+        out.push_back(run.slice(begin, i - begin));
+        begin = i;
+        seen.clear();
+        shapes.clear();
+        cost = unitCost(run[i], block, seen, shapes, limit);
+        code = 0;
+      }
+      code += cost;
+    }
+    out.push_back(run.slice(begin));
+    return out;
+  }
+
   /// Replaces `members` (consecutive units of `block`, in order) by a call
   /// to a new private function holding them.
   void outline(Block &block, ArrayRef<Operation *> members) {
@@ -145,7 +372,9 @@ private:
     OpBuilder b = OpBuilder::atBlockEnd(body);
     IRMapping map;
     SmallVector<Value> args;
-    int64_t budget = kClonesPerGate * int64_t(members.size());
+    // As split() counted: beyond it (one gate's computation alone is
+    // larger), values are passed instead.
+    int64_t budget = maxGates;
 
     auto clone = [&](Operation *op) {
       b.clone(*op, map);
@@ -187,10 +416,28 @@ private:
       }
     };
 
-    for (Operation *op : members) {
-      for (Value v : op->getOperands())
+    std::optional<TablePlan> plan;
+    if (tabulate)
+      plan = planTable(members, memberSet);
+    // Outside values in order of first use (arguments in that order); with
+    // a table, the qubits first, then what the parameters need.
+    GateTableOp table;
+    if (!plan) {
+      for (Operation *op : members) {
+        for (Value v : op->getOperands())
+          materialize(v);
+        b.clone(*op, map);
+      }
+    } else {
+      for (Value v : plan->inputs)
         materialize(v);
-      b.clone(*op, map);
+      Value params = buildParams(*plan, b, loc, block, materialize, map);
+      SmallVector<Value> inputs = llvm::map_to_vector(
+          plan->inputs, [&](Value v) { return map.lookup(v); });
+      table = GateTableOp::create(
+          b, loc, ValueRange(inputs).getTypes(), inputs, params,
+          b.getStrArrayAttr(plan->kinds), b.getStringAttr(plan->words),
+          b.getDenseI32ArrayAttr(plan->records));
     }
     SmallVector<Value> results, returned;
     for (Operation *op : members)
@@ -199,7 +446,8 @@ private:
               return !memberSet.contains(user);
             })) {
           results.push_back(r);
-          returned.push_back(map.lookup(r));
+          returned.push_back(plan ? table.getResult(plan->wireOf.lookup(r))
+                                  : map.lookup(r));
         }
     func::ReturnOp::create(b, loc, returned);
     fn.setType(FunctionType::get(ctx, body->getArgumentTypes(),
@@ -229,9 +477,157 @@ private:
     calls.insert(call);
   }
 
+  /// The table's parameter tensor, in the chunk body: constants in an
+  /// initial constant tensor, parameters computed the same way (Shape) in
+  /// one scf.for each (their records renumbered to a contiguous range), the
+  /// rest computed one by one (materialize) and inserted. Null without
+  /// parameters.
+  template <typename Materialize>
+  Value buildParams(TablePlan &plan, OpBuilder &b, Location loc, Block &block,
+                    Materialize &materialize, IRMapping &map) {
+    int64_t n = plan.params.size();
+    if (n == 0)
+      return Value();
+    Type f64 = b.getF64Type();
+    // Classify in order: constant, member of a shape group, or single.
+    SmallVector<std::optional<Shape>> shapes(n);
+    llvm::StringMap<SmallVector<int64_t>> groups;
+    SmallVector<SmallVector<int64_t> *> groupOrder;
+    SmallVector<Attribute> constants(n);
+    auto inside = [&](Operation *op) { return cloneable(op, block); };
+    for (int64_t j = 0; j < n; ++j) {
+      Value v = plan.params[j];
+      Operation *def = v.getDefiningOp();
+      if (def && def->hasTrait<OpTrait::ConstantLike>()) {
+        constants[j] = def->getAttrDictionary().get("value");
+        if (isa_and_nonnull<FloatAttr>(constants[j]))
+          continue;
+        constants[j] = {};
+      }
+      shapes[j] = shapeOf(v, inside);
+      if (!shapes[j])
+        continue;
+      auto [it, fresh] = groups.try_emplace(shapes[j]->key);
+      if (fresh)
+        groupOrder.push_back(&it->second);
+      it->second.push_back(j);
+    }
+    // New positions: a group's members are contiguous.
+    SmallVector<int64_t> position(n, -1);
+    int64_t next = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      if (position[j] >= 0)
+        continue;
+      SmallVector<int64_t> *group =
+          shapes[j] ? &groups[shapes[j]->key] : nullptr;
+      if (group && group->size() >= kMinGroup)
+        for (int64_t m : *group)
+          position[m] = next++;
+      else
+        position[j] = next++;
+    }
+    for (size_t pos = 0; pos < plan.records.size();
+         pos += 6 + plan.records[pos + 3] + plan.records[pos + 4])
+      if (plan.records[pos + 2] >= 0)
+        plan.records[pos + 2] = position[plan.records[pos + 2]];
+
+    // A stack buffer (bufferized in place, nothing to free), the constants
+    // copied in first.
+    auto tensorTy = RankedTensorType::get({n}, f64);
+    Value buffer = memref::AllocaOp::create(b, loc, MemRefType::get({n}, f64));
+    Value params = bufferization::ToTensorOp::create(
+        b, loc, tensorTy, buffer, /*restrict=*/true, /*writable=*/true);
+    if (llvm::any_of(constants, [](Attribute a) { return bool(a); })) {
+      SmallVector<double> init(n, 0.0);
+      for (int64_t j = 0; j < n; ++j)
+        if (constants[j])
+          init[position[j]] = cast<FloatAttr>(constants[j]).getValueAsDouble();
+      Value values = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(tensorTy, ArrayRef(init)));
+      params = tensor::InsertSliceOp::create(
+          b, loc, values, params, ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(n)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    }
+    auto indexConst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    // Singles, then each group's loop.
+    for (int64_t j = 0; j < n; ++j) {
+      if (constants[j] ||
+          (shapes[j] && groups[shapes[j]->key].size() >= kMinGroup))
+        continue;
+      materialize(plan.params[j]);
+      params = tensor::InsertOp::create(b, loc, map.lookup(plan.params[j]),
+                                        params, indexConst(position[j]));
+    }
+    for (SmallVector<int64_t> *group : groupOrder) {
+      if (group->size() < kMinGroup)
+        continue;
+      const Shape &first = *shapes[group->front()];
+      int64_t g = group->size();
+      // Values from outside the computation: the same for every member.
+      DenseSet<Operation *> templateOps(first.ops.begin(), first.ops.end());
+      for (Operation *op : first.ops)
+        for (Value v : op->getOperands()) {
+          Operation *d = v.getDefiningOp();
+          if (!(d && (templateOps.contains(d) ||
+                      d->hasTrait<OpTrait::ConstantLike>())))
+            materialize(v);
+        }
+      // One table per constant that differs between members (holes[h] of
+      // member m); a constant that does not differ stays a constant.
+      SmallVector<Value> holeTables;
+      for (auto [h, hole] : llvm::enumerate(first.holes)) {
+        SmallVector<Attribute> values;
+        for (int64_t m : *group)
+          values.push_back(shapes[m]->holes[h]);
+        if (llvm::all_equal(values)) {
+          holeTables.push_back(Value());
+          continue;
+        }
+        auto ty = RankedTensorType::get({g}, cast<TypedAttr>(hole).getType());
+        holeTables.push_back(arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(ty, values)));
+      }
+      Value lb = indexConst(0), ub = indexConst(g), step = indexConst(1);
+      Value base = indexConst(position[group->front()]);
+      auto loop = scf::ForOp::create(b, loc, lb, ub, step, ValueRange{params});
+      OpBuilder lbld = OpBuilder::atBlockBegin(loop.getBody());
+      Value i = loop.getInductionVar();
+      IRMapping inner = map;
+      for (auto [h, holeOp] : llvm::enumerate(first.holeOps)) {
+        if (holeTables[h])
+          inner.map(holeOp->getResult(0),
+                    tensor::ExtractOp::create(lbld, loc, holeTables[h], i));
+        else
+          lbld.clone(*holeOp, inner);
+      }
+      for (Operation *op : first.ops) {
+        for (Value v : op->getOperands())
+          if (Operation *d = v.getDefiningOp();
+              d && d->hasTrait<OpTrait::ConstantLike>() && !inner.contains(v))
+            lbld.clone(*d, inner);
+        lbld.clone(*op, inner);
+      }
+      for (int64_t m : *group) {
+        cloneSources.insert(shapes[m]->ops.begin(), shapes[m]->ops.end());
+        cloneSources.insert(shapes[m]->holeOps.begin(), shapes[m]->holeOps.end());
+      }
+      Value dst = arith::AddIOp::create(lbld, loc, i, base);
+      Value acc = tensor::InsertOp::create(
+          lbld, loc, inner.lookup(plan.params[group->front()]),
+          loop.getRegionIterArgs()[0], dst);
+      scf::YieldOp::create(lbld, loc, acc);
+      params = loop.getResult(0);
+    }
+    return params;
+  }
+
   func::FuncOp parent;
   SymbolTable &symbols;
-  unsigned maxGates;
+  unsigned minGates, maxGates;
+  bool tabulate;
   Operation *insertAfter;
   unsigned counter = 0;
   /// Calls made by this outliner: units of the next level.
@@ -259,7 +655,7 @@ struct OutlineChunksPass
         continue;
       SmallVector<Block *> blocks;
       fn.walk([&](Block *block) { blocks.push_back(block); });
-      Outliner outliner(fn, symbols, maxGates);
+      Outliner outliner(fn, symbols, minGates, maxGates, tabulate);
       for (Block *block : blocks)
         outliner.run(*block);
       outliner.eraseDeadSources();

@@ -77,19 +77,23 @@ def QuantumOutlineChunks : Pass<"quantum-outline-chunks", "::mlir::ModuleOp"> {
   let description = [{
     Bounds the code LLVM compiles per function (its instruction selection,
     scheduling and register allocation are superlinear in function size).
-    In a block of a `func.func` with more than `max-gates` gates, each run
-    of gates is split into chunks of at most `max-gates` gates (balanced);
-    a run ends at an op that uses one of its results, has regions or is not
-    free of memory effects. Each chunk of two or more gates becomes a
-    private `func.func` called where the chunk's last gate was: it takes the
-    qubits the chunk consumes and the other values its gates need, returns
-    the qubits used after it, and holds the gates in their original order.
-    Pure ops of the same block without quantum types or regions that compute
-    gate operands (a term's angle) are cloned into the chunk, up to a budget
-    of 8 per gate, constants always; anything else is an argument. If the
-    block still has more than `max-gates` gates and calls, the calls are
-    grouped the same way (a tree), so no function grows with the number of
-    gates. Originals left unused are erased.
+    In a block of a `func.func` with more than `min-gates` gates, each run
+    of gates is cut into chunks; a run ends at an op that uses one of its
+    results, has regions or is not free of memory effects. Each chunk of two
+    or more gates becomes a private `func.func` called where the chunk's last
+    gate was: it takes the qubits the chunk consumes and the other values its
+    gates need, returns the qubits used after it, and holds the gates in
+    their original order, as one `quantum.gate_table` (with `tabulate`, the
+    default: a table costs LLVM data instead of a call site per gate) or as
+    the gates themselves. Pure ops of the same block without quantum types
+    or regions that compute gate operands (a term's angle) are cloned into
+    the chunk, constants always; anything else is an argument. A chunk has
+    at most `max-gates` gates and clones at most `max-gates` ops, so its
+    function's code is bounded whatever the mix (one angle per gate for
+    native Pauli rotations, one per ten gates decomposed). If the block
+    still has more than `min-gates` gates and calls, the calls are grouped
+    the same way (a tree), so no function grows with the number of gates.
+    Originals left unused are erased. Linear in the block per level.
 
     The functions have internal linkage and `passthrough = ["noinline"]`,
     which `convert-func-to-llvm` carries to LLVM (`noinline`), so LLVM does
@@ -97,11 +101,20 @@ def QuantumOutlineChunks : Pass<"quantum-outline-chunks", "::mlir::ModuleOp"> {
     refused (a one-gate chunk is never outlined).
   }];
   let options = [
-    Option<"maxGates", "max-gates", "unsigned", "256",
-           "Largest number of gates (or calls) per function; 0 disables">
+    Option<"maxGates", "max-gates", "unsigned", "1024",
+           "Largest number of gates (or calls) per function; 0 disables">,
+    Option<"minGates", "min-gates", "unsigned", "256",
+           "Blocks with at most this many gates (or calls) are left alone">,
+    Option<"tabulate", "tabulate", "bool", "true",
+           "Put each chunk's gates into one quantum.gate_table">
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
-                           "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def ScalarizeElementwiseExtract : Pass<"q2-scalarize-elementwise-extract"> {
