@@ -579,13 +579,8 @@ int runSpec(SweepCli &C, bool Print) {
   Line.reset(); // Clears the progress line before the table.
   if (!Sum)
     return fail(llvm::toString(Sum.takeError()));
-  if (Print) {
-    std::vector<nlohmann::json> Results;
-    for (const auto &P : Sum->points)
-      if (!P.json.is_null() && P.status != "cancelled")
-        Results.push_back(P.json);
-    outs() << summaryTable(Results);
-  }
+  if (Print)
+    outs() << summaryTable(resultsOf(*Sum));
   errs() << "q2-profile: " << Sum->ran << " run, " << Sum->skipped
          << " skipped (already done), " << Sum->failed << " failed";
   if (C.Spec.only.empty())
@@ -739,10 +734,7 @@ int cmdMerge(Args &A) {
       return fail(llvm::toString(std::move(E)));
     llvm::SmallString<256> P(Out);
     llvm::sys::path::append(P, "results.json");
-    if (llvm::Error E = llvm::writeToOutput(P, [&](llvm::raw_ostream &OS) {
-          OS << nlohmann::json(*Results).dump(2) << "\n";
-          return llvm::Error::success();
-        }))
+    if (llvm::Error E = writeResults(P, *Results))
       return fail(llvm::toString(std::move(E)));
   }
   outs() << (Csv ? summaryCsv(*Results) : summaryTable(*Results));
