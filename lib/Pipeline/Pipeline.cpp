@@ -111,7 +111,10 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
     if (o.unroll)
       text += ",canonicalize,func.func(quantum-unroll),canonicalize,"
               "func.func(quantum-cancel-inverses,quantum-merge-rotations)";
-    return text + ",canonicalize,cse";
+    text += ",canonicalize,cse";
+    if (o.powerBlocks)
+      text += ",func.func(quantum-power-loops)";
+    return text;
   }
   case Stage::Bufferization:
     return "one-shot-bufferize{bufferize-function-boundaries "

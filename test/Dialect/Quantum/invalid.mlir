@@ -277,3 +277,36 @@ func.func @probs_range_count_huge() -> tensor<4xf64> {
   %p = quantum.probs reg %r[0, 63] : tensor<4xf64>
   return %p : tensor<4xf64>
 }
+
+// -----
+
+func.func @power_yield_count(%n: index, %q: !quantum.bit) {
+  // expected-error @+1 {{body yields 0 qubit(s), expected 1}}
+  %r = quantum.power %n qubits(%q) : !quantum.bit {
+  ^bb0(%a: !quantum.bit):
+    quantum.yield
+  }
+  return
+}
+
+// -----
+
+func.func @power_measures(%n: index, %q: !quantum.bit) {
+  %r = quantum.power %n qubits(%q) : !quantum.bit {
+  ^bb0(%a: !quantum.bit):
+    // expected-error @+1 {{cannot be repeated as part of a quantum.power body}}
+    %m, %b = quantum.measure %a : i1, !quantum.bit
+    quantum.yield %b : !quantum.bit
+  }
+  return
+}
+
+// -----
+
+func.func @power_args(%n: index, %q: !quantum.bit) {
+  // expected-error @+1 {{body has 0 argument(s) for 1 qubit(s)}}
+  %r = quantum.power %n qubits(%q) : !quantum.bit {
+    quantum.yield %q : !quantum.bit
+  }
+  return
+}
