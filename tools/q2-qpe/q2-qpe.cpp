@@ -155,6 +155,15 @@ static Expected<std::string> runPsi4(const char *argv0,
   return run->fcidumpPath();
 }
 
+/// An energy for the --info table: fixed point where that is readable,
+/// scientific beyond 1e6 Ha (a corrupt integral must not print as a
+/// 250-digit number).
+static std::string ha(double v) {
+  if (std::isfinite(v) && std::fabs(v) < 1e6)
+    return formatv("{0:F10}", v).str();
+  return formatv("{0:E10}", v).str();
+}
+
 static int printInfo(const ham::QubitHamiltonian &h,
                      const nlohmann::json &psi4Result) {
   Expected<ham::ExactResult> exact = ham::exactSectorEnergies(h);
@@ -188,23 +197,23 @@ static int printInfo(const ham::QubitHamiltonian &h,
          << formatv("electrons        {0} (2*Sz = {1})\n", h.numElectrons,
                     h.ms2)
          << formatv("Pauli terms      {0}\n", h.terms.size())
-         << formatv("identity coeff   {0:F10} Ha\n", h.identityCoeff())
-         << formatv("1-norm           {0:F10} Ha (non-identity terms)\n",
-                    h.oneNorm());
+         << formatv("identity coeff   {0} Ha\n", ha(h.identityCoeff()))
+         << formatv("1-norm           {0} Ha (non-identity terms)\n",
+                    ha(h.oneNorm()));
   if (exact)
-    outs() << formatv("HF energy        {0:F10} Ha\n", exact->hfEnergy)
-           << formatv("exact ground     {0:F10} Ha (sector n_alpha={1}, "
+    outs() << formatv("HF energy        {0} Ha\n", ha(exact->hfEnergy))
+           << formatv("exact ground     {0} Ha (sector n_alpha={1}, "
                       "n_beta={2}, dim {3})\n",
-                      exact->groundEnergy, exact->nAlpha, exact->nBeta,
+                      ha(exact->groundEnergy), exact->nAlpha, exact->nBeta,
                       exact->sectorDim);
   else
     outs() << "exact ground     unavailable: " << exactErr << "\n";
   if (!psi4Result.is_null())
-    outs() << formatv("psi4 RHF         {0:F10} Ha\n",
-                      psi4Result["scf_energy"].get<double>())
-           << formatv("psi4 CI          {0:F10} Ha (detci, same active "
+    outs() << formatv("psi4 RHF         {0} Ha\n",
+                      ha(psi4Result.value("scf_energy", NAN)))
+           << formatv("psi4 CI          {0} Ha (detci, same active "
                       "space)\n",
-                      psi4Result["ci_energy"].get<double>());
+                      ha(psi4Result.value("ci_energy", NAN)));
   return 0;
 }
 
