@@ -42,6 +42,23 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
+/// The coefficient sets a run calls @qpe with, after the metadata's limits
+/// are checked: --coeffs (dynamic programs only) or the defaults.
+llvm::Expected<std::vector<CoeffSet>>
+setsToRun(const qpe::QPEMetadata &md, llvm::StringRef coeffsPath,
+          int64_t maxQubits) {
+  if (llvm::Error e = checkRunnable(md, maxQubits))
+    return std::move(e);
+  if (coeffsPath.empty())
+    return std::vector<CoeffSet>{
+        {"default", md.mode == qpe::Mode::Dynamic ? md.defaultCoeffs
+                                                  : std::vector<double>{}}};
+  if (md.mode != qpe::Mode::Dynamic)
+    return llvm::createStringError(
+        "--coeffs needs a dynamic-mode program (this one is fixed)");
+  return readCoeffSets(coeffsPath, md.nTerms);
+}
+
 std::string formatLoc(Location loc) {
   if (auto fl = dyn_cast<FileLineColLoc>(loc))
     return llvm::formatv("{0}:{1}:{2}", fl.getFilename().getValue(),
@@ -444,21 +461,10 @@ int DriverRun::run() {
   // Phase C inputs are checked before compiling.
   std::vector<CoeffSet> sets;
   if (o.runs > 0) {
-    if (llvm::Error e = checkRunnable(*md, o.maxQubits))
-      return failWith(llvm::toString(std::move(e)));
-    if (!o.coeffsPath.empty()) {
-      if (md->mode != qpe::Mode::Dynamic)
-        return failWith("--coeffs needs a dynamic-mode program (this one is "
-                        "fixed)");
-      auto read = readCoeffSets(o.coeffsPath, md->nTerms);
-      if (!read)
-        return failWith(llvm::toString(read.takeError()));
-      sets = std::move(*read);
-    } else {
-      sets.push_back({"default", md->mode == qpe::Mode::Dynamic
-                                     ? md->defaultCoeffs
-                                     : std::vector<double>{}});
-    }
+    auto read = setsToRun(*md, o.coeffsPath, o.maxQubits);
+    if (!read)
+      return failWith(llvm::toString(read.takeError()));
+    sets = std::move(*read);
   }
 
   if (!o.irDir.empty()) {
@@ -535,22 +541,10 @@ int DriverRun::runObject(llvm::StringRef data) {
   if (!md)
     return failWith(llvm::toString(md.takeError()));
   report.parameters = parametersRecord(*md);
-  if (llvm::Error e = checkRunnable(*md, o.maxQubits))
-    return failWith(llvm::toString(std::move(e)));
-  std::vector<CoeffSet> sets;
-  if (!o.coeffsPath.empty()) {
-    if (md->mode != qpe::Mode::Dynamic)
-      return failWith("--coeffs needs a dynamic-mode program (this one is "
-                      "fixed)");
-    auto read = readCoeffSets(o.coeffsPath, md->nTerms);
-    if (!read)
-      return failWith(llvm::toString(read.takeError()));
-    sets = std::move(*read);
-  } else {
-    sets.push_back({"default", md->mode == qpe::Mode::Dynamic
-                                   ? md->defaultCoeffs
-                                   : std::vector<double>{}});
-  }
+  auto read = setsToRun(*md, o.coeffsPath, o.maxQubits);
+  if (!read)
+    return failWith(llvm::toString(read.takeError()));
+  std::vector<CoeffSet> sets = std::move(*read);
   os << "object: " << md->molecule << ", " << md->numQubits() << " qubits ("
      << md->nSystem << " system + " << md->nEst << " estimation), "
      << md->nTerms << " terms, " << qpe::toString(md->mode) << " mode\n";

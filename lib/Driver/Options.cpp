@@ -101,6 +101,12 @@ struct CLOptions {
       cl::desc("With --run: largest register the runtime may allocate "
                "(default: what fits in 80% of RAM)"),
       cl::init(0), cl::cat(category())};
+  // (libLLVM already registers a hidden global --threads, ThinLTO's.)
+  cl::opt<int> threads{
+      "run-threads",
+      cl::desc("With --run: threads of the runtime's kernels and blocks "
+               "(default: all cores)"),
+      cl::value_desc("N"), cl::init(0), cl::cat(category())};
   cl::opt<std::string> runtimeLib{
       "runtime-lib",
       cl::desc("With --run: simulator runtime (default: $Q2_RUNTIME_LIB, "
@@ -161,6 +167,7 @@ std::vector<DriverFlag> driverFlags() {
       {"--coeffs", &o.coeffs},
       {"--max-qubits", &o.maxQubits},
       {"--runtime-lib", &o.runtimeLib},
+      {"--run-threads", &o.threads},
       {"--cache-dir", &o.cacheDir},
       {"--ir-dir", &o.irDir},
       {"--keep-intermediate", &o.keepIntermediate},
@@ -285,9 +292,16 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
                                      llvm::Twine(o.maxQubits.getValue()));
   d.maxQubits = o.maxQubits;
   d.runtimeLib = o.runtimeLib;
-  if (d.runs == 0 && (given(o.maxQubits) || given(o.runtimeLib)))
-    return needs(given(o.maxQubits) ? "--max-qubits" : "--runtime-lib",
-                 "acts in Phase C: it needs --run N (N > 0)");
+  if (given(o.threads) && o.threads <= 0)
+    return needs("--run-threads", "must be > 0, got " +
+                                  llvm::Twine(o.threads.getValue()));
+  d.threads = o.threads;
+  for (auto [flag, opt] : {std::pair<const char *, const cl::Option *>{
+                               "--max-qubits", &o.maxQubits},
+                           {"--runtime-lib", &o.runtimeLib},
+                           {"--run-threads", &o.threads}})
+    if (d.runs == 0 && given(*opt))
+      return needs(flag, "acts in Phase C: it needs --run N (N > 0)");
 
   d.irDir = o.irDir;
   d.keep = o.keepIntermediate;
@@ -326,7 +340,7 @@ llvm::Error q2::driver::detail::checkObjectInputFlags() {
       return llvm::createStringError(
           llvm::Twine(name) +
           " acts on compilation; the input is an object file that is only "
-          "run (--run N, --coeffs, --max-qubits, --runtime-lib, "
+          "run (--run N, --coeffs, --max-qubits, --runtime-lib, --run-threads, "
           "--profile-stages, --report, --trace)");
   if (!given(o.run) && !o.profileStages && o.report.empty() && o.trace.empty())
     return llvm::createStringError(

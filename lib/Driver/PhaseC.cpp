@@ -2,6 +2,7 @@
 #include "DriverInternal.h"
 
 #include "q2/JIT/QPEExecutable.h"
+#include "q2/Runtime/QuantumRuntime.h"
 #include "q2/Profiling/Memory.h"
 #include "q2/Profiling/Timing.h"
 
@@ -129,7 +130,44 @@ q2::driver::detail::parametersRecord(const qpe::QPEMetadata &md) {
 // Circuit
 //===----------------------------------------------------------------------===//
 
+/// Entry points of the runtime the object is linked against (the same
+/// library the compiled code calls, resolved through the JIT).
+struct Circuit::RuntimeControl {
+  int32_t (*setThreads)(int32_t) = nullptr;
+  int32_t (*getThreads)() = nullptr;
+  int64_t (*blockStats)(Q2BlockStat *, int64_t) = nullptr;
+  void (*resetBlockStats)() = nullptr;
+};
+
 Circuit::~Circuit() = default;
+
+int Circuit::setThreads(int n) {
+  rt->setThreads(n);
+  return rt->getThreads();
+}
+
+int Circuit::threads() const { return rt->getThreads(); }
+
+void Circuit::resetBlockStats() { rt->resetBlockStats(); }
+
+std::vector<profiling::BlockRecord> Circuit::blockStats() const {
+  std::vector<Q2BlockStat> raw(size_t(rt->blockStats(nullptr, 0)));
+  raw.resize(size_t(rt->blockStats(raw.data(), int64_t(raw.size()))));
+  std::vector<profiling::BlockRecord> out;
+  for (const Q2BlockStat &b : raw) {
+    profiling::BlockRecord r;
+    r.numQubits = b.num_qubits;
+    r.numControls = b.num_controls;
+    r.count = b.count;
+    r.numGates = b.num_gates;
+    r.occurrences = b.occurrences;
+    r.method = b.method == 2 ? "dense" : b.method == 1 ? "slice_replay" : "replay";
+    r.reused = b.reused;
+    r.seconds = b.seconds;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
 
 const std::string &Circuit::runtimeLibrary() const {
   return exe->runtimeLibrary();
@@ -153,9 +191,26 @@ Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
       return setMax.takeError();
     reinterpret_cast<int64_t (*)(int64_t)>(*setMax)(maxQubits);
   }
+  auto rt = std::make_unique<RuntimeControl>();
+  auto bind = [&](auto &fn, const char *name) -> llvm::Error {
+    auto addr = (*exe)->lookup(name);
+    if (!addr)
+      return addr.takeError();
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(*addr);
+    return llvm::Error::success();
+  };
+  if (llvm::Error e = bind(rt->setThreads, "q2_rt_set_num_threads"))
+    return std::move(e);
+  if (llvm::Error e = bind(rt->getThreads, "q2_rt_get_num_threads"))
+    return std::move(e);
+  if (llvm::Error e = bind(rt->blockStats, "q2_rt_block_stats"))
+    return std::move(e);
+  if (llvm::Error e = bind(rt->resetBlockStats, "q2_rt_reset_block_stats"))
+    return std::move(e);
   std::unique_ptr<Circuit> c(new Circuit());
   c->md = md;
   c->exe = std::move(*exe);
+  c->rt = std::move(rt);
   return std::move(c);
 }
 
@@ -209,12 +264,15 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
     stage.reset();
   });
   rec.runtime = (*circuit)->runtimeLibrary();
-  os << "\nPhase C: " << runs << " call(s) per coefficient set, runtime "
-     << rec.runtime << "\n";
+  rec.threads = (*circuit)->setThreads(opts.threads);
+  os << "\nPhase C: " << runs << " call(s) per coefficient set, "
+     << rec.threads << " thread(s), runtime " << rec.runtime << "\n";
   std::vector<double> probs(size_t(1) << md.nEst, 0.0);
   for (const CoeffSet &set : sets) {
     profiling::Stats callTimes;
     for (int c = 0; c < runs; ++c) {
+      // The block report describes one call: the last.
+      (*circuit)->resetBlockStats();
       double t0 = profiling::elapsedSeconds();
       llvm::Error e = (*circuit)->run(set.coeffs, probs);
       callTimes.add(profiling::elapsedSeconds() - t0);
@@ -240,6 +298,16 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
                           r.probs[order[k]],
                           qpe::energyOfOutcome(md, order[k]));
     os << "\n";
+    std::vector<profiling::BlockRecord> blocks = (*circuit)->blockStats();
+    for (const profiling::BlockRecord &b : blocks)
+      os << llvm::formatv("      block x{0}: m={1} (+{2} ctrl) N={3} "
+                          "gates={4} {5}{6} {7:F3} ms\n",
+                          b.occurrences, b.numQubits, b.numControls, b.count,
+                          b.numGates, b.method,
+                          b.reused ? llvm::formatv(" (reused {0})", b.reused)
+                                         .str()
+                                   : std::string(),
+                          b.seconds * 1e3);
     profiling::PhaseCSetRecord s;
     s.label = set.label;
     s.probSum = r.probSum;
@@ -248,6 +316,7 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
     s.energy = r.energy;
     s.callS = callTimes.record();
     s.probabilities = std::move(r.probs);
+    s.blocks = std::move(blocks);
     rec.sets.push_back(std::move(s));
   }
   return out;

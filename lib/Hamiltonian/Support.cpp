@@ -1,6 +1,7 @@
 //===- Support.cpp - Private helpers of the Hamiltonian library -----------===//
 #include "Support.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
+#include "q2/Support/FileIO.h"
 
 #include <charconv>
 #include <cmath>
@@ -13,10 +14,9 @@ using namespace llvm;
 namespace q2::hamiltonian::detail {
 
 Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef path) {
-  auto buf = MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf)
-    return plainError(path + ": cannot read file: " + buf.getError().message());
-  return std::move(*buf);
+  // Regular files only, bounded: /dev/zero or a FIFO is an error, not a
+  // read that grows or blocks forever.
+  return q2::readInputFile(path);
 }
 
 std::optional<double> parseReal(StringRef text, bool *notFinite) {

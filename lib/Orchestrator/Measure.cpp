@@ -2,13 +2,15 @@
 
 #include "q2/Orchestrator/Measure.h"
 
+#include "RecordFields.h"
+#include "q2/Profiling/Memory.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -33,6 +35,7 @@
 extern char **environ;
 
 using namespace q2::orch;
+using llvm::createStringError;
 using llvm::Error;
 using llvm::Expected;
 
@@ -44,12 +47,9 @@ double secondsSince(Clock::time_point T0) {
   return std::chrono::duration<double>(Clock::now() - T0).count();
 }
 
-Error makeError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
-/// Reads a small /proc file with plain syscalls: this runs every 10 ms for
-/// every process on the machine, so no streams and no allocation churn.
+/// Reads a small /proc/PID/stat with plain syscalls: this runs every 10 ms
+/// for every process on the machine, so no streams and no allocation churn.
+/// (Memory is read by the profiling library's readers, q2/Profiling/Memory.h.)
 bool readSmallFile(const char *Path, char *Buf, size_t Cap, size_t &Len) {
   int Fd = ::open(Path, O_RDONLY | O_CLOEXEC);
   if (Fd < 0)
@@ -114,30 +114,20 @@ std::vector<ProcStat> readAllProcs(const std::string &Root) {
   return Out;
 }
 
-uint64_t readRssBytes(const std::string &Root, int Pid) {
-  static const long PageSize = sysconf(_SC_PAGESIZE);
-  char Path[4096], Buf[256];
-  size_t Len;
-  snprintf(Path, sizeof(Path), "%s/%d/statm", Root.c_str(), Pid);
-  if (!readSmallFile(Path, Buf, sizeof(Buf), Len))
-    return 0;
-  unsigned long long Size = 0, Resident = 0;
-  if (sscanf(Buf, "%llu %llu", &Size, &Resident) != 2)
-    return 0;
-  return Resident * uint64_t(PageSize);
-}
-
-/// VmHWM in bytes from /proc/PID/status (0 when unreadable).
-uint64_t readVmHwmBytes(const std::string &Root, int Pid) {
-  char Path[4096], Buf[4096];
-  size_t Len;
-  snprintf(Path, sizeof(Path), "%s/%d/status", Root.c_str(), Pid);
-  if (!readSmallFile(Path, Buf, sizeof(Buf), Len))
-    return 0;
-  const char *P = strstr(Buf, "VmHWM:");
-  if (!P)
-    return 0;
-  return strtoull(P + 6, nullptr, 10) * 1024; // Reported in kB.
+/// VmRSS and VmHWM of one process from one read of /proc/PID/status (the
+/// profiling library's allocation-free reader); zeros when it is gone or
+/// has no memory (a zombie).
+struct ProcMemory {
+  uint64_t rss = 0, hwm = 0;
+};
+ProcMemory readProcMemory(const std::string &Root, int Pid) {
+  Expected<q2::profiling::ProcStatus> S =
+      q2::profiling::readProcStatus(Pid, Root);
+  if (!S) {
+    llvm::consumeError(S.takeError());
+    return {};
+  }
+  return {S->vmRSS, S->vmHWM};
 }
 
 /// Measurements in progress in this process, counted from before their
@@ -271,7 +261,7 @@ bool hasNul(const std::string &S) { return S.find('\0') != std::string::npos; }
 Expected<std::string> resolveProgram(const MeasureOptions &Opts) {
   const std::string &Prog = Opts.argv[0];
   if (Prog.empty())
-    return makeError("empty program name");
+    return createStringError("empty program name");
   if (Prog.find('/') != std::string::npos) {
     llvm::SmallString<256> P(Prog);
     if (!llvm::sys::path::is_absolute(P)) {
@@ -284,7 +274,7 @@ Expected<std::string> resolveProgram(const MeasureOptions &Opts) {
       P = Base;
     }
     if (!llvm::sys::fs::can_execute(P) || llvm::sys::fs::is_directory(P))
-      return makeError("'" + Prog + "' is not an executable file");
+      return createStringError("'" + Prog + "' is not an executable file");
     return std::string(P);
   }
   llvm::SmallVector<llvm::StringRef, 16> Paths;
@@ -296,16 +286,18 @@ Expected<std::string> resolveProgram(const MeasureOptions &Opts) {
     llvm::SplitString(PathVar, Paths, ":");
   auto Found = llvm::sys::findProgramByName(Prog, Paths);
   if (!Found)
-    return makeError("'" + Prog + "' not found in PATH");
+    return createStringError("'" + Prog + "' not found in PATH");
   return *Found;
 }
 
-const char *const ScopeText =
+} // namespace
+
+const char *const q2::orch::kMeasureScope =
     "process tree: the command (own process group) and all its descendants, "
     "found every poll by walking the ppid links of /proc/*/stat (processes "
     "once seen stay tracked after reparenting); RSS summed over them from "
-    "/proc/PID/statm";
-const char *const LimitationText =
+    "VmRSS of /proc/PID/status";
+const char *const q2::orch::kMeasureLimitation =
     "polling cannot bound transient spikes: memory that rises and falls "
     "between two polls is neither limited nor recorded in the tree sum "
     "(max_vmhwm_mb, the kernel high-water mark of single processes, is the "
@@ -314,8 +306,6 @@ const char *const LimitationText =
     "(orphaned, new session) within one poll interval is still caught when "
     "the command ends, but not while several measurements run in one "
     "process (parallel sweeps), and escapes the budget until then";
-
-} // namespace
 
 const char *q2::orch::stopReasonName(StopReason R) {
   switch (R) {
@@ -333,10 +323,48 @@ const char *q2::orch::stopReasonName(StopReason R) {
   return "unknown";
 }
 
+llvm::StringRef q2::orch::toString(StopReason R) { return stopReasonName(R); }
+
+std::optional<StopReason> q2::orch::parseEnum(llvm::StringRef S,
+                                              StopReason *) {
+  for (StopReason R : {StopReason::Exit, StopReason::Signal,
+                       StopReason::WallBudget, StopReason::RssBudget,
+                       StopReason::Cancelled})
+    if (S == stopReasonName(R))
+      return R;
+  return std::nullopt;
+}
+
 std::string q2::orch::signalName(int Sig) {
   if (const char *Abbrev = sigabbrev_np(Sig))
     return std::string("SIG") + Abbrev;
   return "SIG" + std::to_string(Sig);
+}
+
+int q2::orch::signalNumber(llvm::StringRef Name) {
+  for (int Sig = 1; Sig < NSIG; ++Sig)
+    if (Name == signalName(Sig))
+      return Sig;
+  return 0;
+}
+
+static std::string shortNumber(double V) {
+  char Buf[32];
+  snprintf(Buf, sizeof(Buf), "%g", V);
+  return Buf;
+}
+
+Error q2::orch::checkPollInterval(double PollS, double WallBudgetS) {
+  auto Ms = [](double S) { return shortNumber(S * 1000); };
+  if (!std::isfinite(PollS) || PollS < kMinPollS || PollS > kMaxPollS)
+    return createStringError("poll interval must be between " +
+                             Ms(kMinPollS) + " and " + Ms(kMaxPollS) +
+                             " ms, got " + Ms(PollS) + " ms");
+  if (std::isfinite(WallBudgetS) && WallBudgetS > 0 && PollS > WallBudgetS)
+    return createStringError("poll interval of " + Ms(PollS) +
+                             " ms is longer than the wall budget of " +
+                             shortNumber(WallBudgetS) + " s");
+  return Error::success();
 }
 
 TreeSample q2::orch::sampleProcessTree(int RootPid,
@@ -346,28 +374,28 @@ TreeSample q2::orch::sampleProcessTree(int RootPid,
   for (const auto &M : T.scan()) {
     S.pids.push_back(M.pid);
     if (!M.zombie)
-      S.rssBytes += readRssBytes(ProcRoot, M.pid);
+      S.rssBytes += readProcMemory(ProcRoot, M.pid).rss;
   }
   return S;
 }
 
 Error q2::orch::validateMeasureOptions(const MeasureOptions &Opts) {
   if (Opts.argv.empty())
-    return makeError("no command given (empty argv)");
+    return createStringError("no command given (empty argv)");
   for (size_t I = 0; I < Opts.argv.size(); ++I)
     if (hasNul(Opts.argv[I]))
-      return makeError("argument " + llvm::Twine(I) +
+      return createStringError("argument " + llvm::Twine(I) +
                        " contains a NUL character");
   for (const auto &KV : Opts.env) {
     if (KV.first.empty() || KV.first.find('=') != std::string::npos)
-      return makeError("bad environment variable name '" + KV.first + "'");
+      return createStringError("bad environment variable name '" + KV.first + "'");
     if (hasNul(KV.first) || hasNul(KV.second))
-      return makeError("environment variable '" + KV.first +
+      return createStringError("environment variable '" + KV.first +
                        "' contains a NUL character");
   }
   auto CheckBudget = [](double V, const char *What) -> Error {
     if (!std::isfinite(V) || V <= 0)
-      return makeError(llvm::Twine(What) +
+      return createStringError(llvm::Twine(What) +
                        " must be a finite positive number, got " +
                        std::to_string(V));
     return Error::success();
@@ -376,25 +404,25 @@ Error q2::orch::validateMeasureOptions(const MeasureOptions &Opts) {
     return E;
   if (Error E = CheckBudget(Opts.rssBudgetMB, "RSS budget (MB)"))
     return E;
-  if (Error E = CheckBudget(Opts.pollS, "poll interval (s)"))
+  if (Error E = checkPollInterval(Opts.pollS, Opts.wallBudgetS))
     return E;
   if (!std::isfinite(Opts.killGraceS) || Opts.killGraceS < 0)
-    return makeError("kill grace must be a finite non-negative number");
+    return createStringError("kill grace must be a finite non-negative number");
   if (Opts.outDir.empty() || hasNul(Opts.outDir))
-    return makeError("no (or invalid) output directory given");
+    return createStringError("no (or invalid) output directory given");
   struct stat St;
   if (::lstat(Opts.outDir.c_str(), &St) == 0)
-    return makeError("output directory '" + Opts.outDir +
+    return createStringError("output directory '" + Opts.outDir +
                      "' already exists; refusing to overwrite evidence");
   llvm::StringRef Parent = llvm::sys::path::parent_path(Opts.outDir);
   if (!Parent.empty() && !llvm::sys::fs::is_directory(Parent))
-    return makeError("parent directory '" + Parent + "' of '" + Opts.outDir +
+    return createStringError("parent directory '" + Parent + "' of '" + Opts.outDir +
                      "' does not exist");
   if (!Opts.cwd.empty() &&
       (hasNul(Opts.cwd) || !llvm::sys::fs::is_directory(Opts.cwd)))
-    return makeError("working directory '" + Opts.cwd + "' is not a directory");
+    return createStringError("working directory '" + Opts.cwd + "' is not a directory");
   if (::access((Opts.procRoot + "/self/stat").c_str(), R_OK) != 0)
-    return makeError(Opts.procRoot +
+    return createStringError(Opts.procRoot +
                      " is not available; cannot watch the process tree");
   if (auto P = resolveProgram(Opts); !P)
     return P.takeError();
@@ -410,11 +438,11 @@ Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &Opts) {
 
   if (std::error_code EC = llvm::sys::fs::create_directory(
           Opts.outDir, /*IgnoreExisting=*/false))
-    return makeError("cannot create '" + Opts.outDir + "': " + EC.message());
+    return createStringError("cannot create '" + Opts.outDir + "': " + EC.message());
   // Until the command runs, a failure removes what we created.
   auto Abandon = [&](const llvm::Twine &Msg) -> Error {
     llvm::sys::fs::remove_directories(Opts.outDir);
-    return makeError(Msg);
+    return createStringError(Msg);
   };
 
   MeasureRecord R;
@@ -535,9 +563,9 @@ Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &Opts) {
     unsigned Procs = 0;
     for (const auto &M : Members)
       if (!M.zombie) {
-        Rss += readRssBytes(Opts.procRoot, M.pid);
-        R.maxVmHwmMB = std::max(
-            R.maxVmHwmMB, double(readVmHwmBytes(Opts.procRoot, M.pid)) / 1e6);
+        ProcMemory Mem = readProcMemory(Opts.procRoot, M.pid);
+        Rss += Mem.rss;
+        R.maxVmHwmMB = std::max(R.maxVmHwmMB, double(Mem.hwm) / 1e6);
         ++Procs;
       }
     ++R.polls;
@@ -555,6 +583,8 @@ Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &Opts) {
       Stopping = true;
     } else if (Opts.cancel && Opts.cancel->load()) {
       R.reason = StopReason::Cancelled;
+      if (int Sig = Opts.cancelSignal ? Opts.cancelSignal->load() : 0)
+        R.cancelledBy = signalName(Sig);
       Stopping = true;
     }
     if (Stopping)
@@ -627,41 +657,36 @@ Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &Opts) {
 
   llvm::SmallString<256> RecordPath(Opts.outDir);
   llvm::sys::path::append(RecordPath, "record.json");
-  nlohmann::json J = toJson(R);
-  if (Error E = llvm::writeToOutput(RecordPath, [&](llvm::raw_ostream &OS) {
-        OS << J.dump(2) << "\n";
-        return Error::success();
-      }))
+  if (Error E = q2::json::writeFile(RecordPath, q2::json::toValue(R)))
     return std::move(E);
   return R;
 }
 
-nlohmann::json q2::orch::toJson(const MeasureRecord &R) {
-  nlohmann::json J;
-  J["schema"] = "q2.measure/1";
-  J["command"] = R.command;
-  J["cwd"] = R.cwd.empty() ? nlohmann::json(nullptr) : nlohmann::json(R.cwd);
-  nlohmann::json Env = nlohmann::json::object();
-  for (const auto &KV : R.env)
-    Env[KV.first] = KV.second;
-  J["env"] = Env;
-  J["reason"] = stopReasonName(R.reason);
-  J["exit_code"] =
-      R.signal ? nlohmann::json(nullptr) : nlohmann::json(R.exitCode);
-  J["signal"] =
-      R.signal ? nlohmann::json(R.signalName) : nlohmann::json(nullptr);
-  J["wall_s"] = R.wallS;
-  J["peak_tree_rss_mb"] = R.peakTreeRssMB;
-  J["peak_tree_procs"] = R.peakTreeProcs;
-  J["max_vmhwm_mb"] = R.maxVmHwmMB;
-  J["poll_s"] = R.pollS;
-  J["polls"] = R.polls;
-  J["rss_budget_mb"] = R.rssBudgetMB;
-  J["wall_budget_s"] = R.wallBudgetS;
-  J["stray_procs_killed"] = R.strayProcsKilled;
-  J["scope"] = ScopeText;
-  J["limitation"] = LimitationText;
-  J["stdout"] = R.stdoutFile;
-  J["stderr"] = R.stderrFile;
-  return J;
+std::string q2::orch::toJSONText(const MeasureRecord &R, int Indent) {
+  Expected<std::string> Text = q2::json::dump(q2::json::toValue(R), Indent);
+  if (!Text) { // Only strings that are not UTF-8 fail.
+    llvm::consumeError(Text.takeError());
+    return "null";
+  }
+  return std::move(*Text);
+}
+
+Expected<MeasureRecord> q2::orch::readMeasureRecord(llvm::StringRef Path) {
+  Expected<q2::json::Value> V = q2::json::readFile(Path);
+  if (!V)
+    return V.takeError();
+  q2::json::Cursor C(*V, Path.str());
+  Expected<q2::json::Cursor> Schema = C.at("schema");
+  if (!Schema)
+    return Schema.takeError();
+  Expected<std::string> Name = Schema->string();
+  if (!Name)
+    return Name.takeError();
+  if (*Name != kMeasureSchema)
+    return Schema->error("not a " + llvm::Twine(kMeasureSchema) +
+                         " record (schema \"" + *Name + "\")");
+  MeasureRecord R;
+  if (Error E = q2::json::fromValue(C, R))
+    return std::move(E);
+  return R;
 }

@@ -3,9 +3,11 @@
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Orchestrator/Measure.h"
 
+#include "RecordFields.h"
+#include "q2/Support/FileIO.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -15,19 +17,17 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
 using namespace q2::orch;
+using llvm::createStringError;
 using llvm::Error;
 using llvm::Expected;
-using nlohmann::json;
+namespace json = q2::json;
 
 namespace {
-
-Error makeError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
 
 std::string joinPath(llvm::StringRef A, llvm::StringRef B,
                      llvm::StringRef C = "") {
@@ -38,23 +38,35 @@ std::string joinPath(llvm::StringRef A, llvm::StringRef B,
   return std::string(P);
 }
 
-Error writeFileAtomically(const std::string &Path, const std::string &Text) {
-  return llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
-    OS << Text;
-    return Error::success();
-  });
+/// Reads `Path` as T after checking its "schema" string.
+template <class T>
+Expected<T> readWithSchema(llvm::StringRef Path, llvm::StringRef Schema) {
+  Expected<json::Value> V = json::readFile(Path);
+  if (!V)
+    return V.takeError();
+  json::Cursor C(*V, Path.str());
+  Expected<json::Cursor> S = C.at("schema");
+  if (!S)
+    return S.takeError();
+  Expected<std::string> Name = S->string();
+  if (!Name)
+    return Name.takeError();
+  if (*Name != Schema)
+    return S->error("expected \"" + Schema + "\", got \"" + *Name + "\"");
+  T R{};
+  if (Error E = json::fromValue(C, R))
+    return std::move(E);
+  return R;
 }
 
-/// Parses a JSON file; errors start with "file: ".
-Expected<json> readJsonFile(const std::string &Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path);
-  if (!Buf)
-    return makeError(Path + ": " + Buf.getError().message());
-  json J = json::parse((*Buf)->getBuffer().begin(), (*Buf)->getBuffer().end(),
-                       nullptr, /*allow_exceptions=*/false);
-  if (J.is_discarded())
-    return makeError(Path + ":1: not valid JSON");
-  return J;
+/// The same "name" with the characters kept in keys.
+std::string safeName(llvm::StringRef Name) {
+  std::string Safe;
+  for (char C : Name)
+    Safe += (llvm::isAlnum(C) || C == '.' || C == '_' || C == '-') ? C
+            : C == '+'                                            ? 'p'
+                                                                  : '_';
+  return Safe;
 }
 
 std::string substitute(const std::string &Word,
@@ -81,6 +93,40 @@ std::string pointDir(const SweepSpec &Spec, const PointId &Id) {
   return joinPath(Spec.outDir, "points", Id.key());
 }
 
+/// Held while a process runs (or deletes) the point; outside the point's
+/// directory, which is removed and recreated under it.
+std::string pointLockPath(const SweepSpec &Spec, const PointId &Id) {
+  return joinPath(Spec.outDir, "points", Id.key() + ".lock");
+}
+
+Expected<q2::FileLock> lockPoint(const SweepSpec &Spec, const PointId &Id) {
+  return q2::FileLock::acquire(pointLockPath(Spec, Id), /*wait=*/false,
+                               "point '" + Id.key() + "'");
+}
+
+/// Removes, in Dir and its subdirectories, temporaries of atomic writes
+/// ("<name>.q2tmp-<pid>-<n>", q2/Support/FileIO.h) whose writer is dead,
+/// e.g. a q2-opt killed by its budget while writing its report, or a
+/// q2-profile killed while writing result.json.
+void removeStaleTemporariesIn(const std::string &Dir, int Depth = 2) {
+  std::error_code EC;
+  std::set<std::string> Targets;
+  std::vector<std::string> Subdirs;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (q2::isTemporaryName(Name))
+      Targets.insert(joinPath(Dir, Name.take_front(Name.rfind(".q2tmp-"))));
+    else if (It->type() == llvm::sys::fs::file_type::directory_file)
+      Subdirs.push_back(It->path());
+  }
+  for (const std::string &T : Targets)
+    q2::removeStaleTemporaries(T);
+  if (Depth > 0)
+    for (const std::string &D : Subdirs)
+      removeStaleTemporariesIn(D, Depth - 1);
+}
+
 const Molecule *findMolecule(const SweepSpec &Spec, const std::string &Name) {
   for (const auto &M : Spec.molecules)
     if (M.name == Name)
@@ -88,12 +134,77 @@ const Molecule *findMolecule(const SweepSpec &Spec, const std::string &Name) {
   return nullptr;
 }
 
-double numberOr(const json &J, const char *Key, double Default) {
-  auto It = J.find(Key);
-  return It != J.end() && It->is_number() ? It->get<double>() : Default;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Records
+//===----------------------------------------------------------------------===//
+
+std::optional<double> PointRecord::compileSeconds() const {
+  if (!report)
+    return std::nullopt;
+  return report->compileSeconds();
 }
 
-} // namespace
+const MeasureRecord *PointRecord::failedPhaseRecord() const {
+  if (failedPhase == "A" && phases.a)
+    return &*phases.a;
+  if (failedPhase == "BC" && phases.bc)
+    return &*phases.bc;
+  return nullptr;
+}
+
+std::string q2::orch::toJSONText(const PointRecord &R, int Indent) {
+  Expected<std::string> Text = json::dump(json::toValue(R), Indent);
+  if (!Text) { // Only strings that are not UTF-8 fail.
+    llvm::consumeError(Text.takeError());
+    return "null";
+  }
+  return std::move(*Text);
+}
+
+Expected<PointRecord> q2::orch::readPointRecord(llvm::StringRef Path) {
+  return readWithSchema<PointRecord>(Path, kPointSchema);
+}
+
+Error q2::orch::writePointRecord(llvm::StringRef Path, const PointRecord &R) {
+  return json::writeFile(Path, json::toValue(R));
+}
+
+Error q2::orch::writeResults(llvm::StringRef Path,
+                             const std::vector<PointRecord> &Results) {
+  return json::writeFile(Path, json::toValue(Results));
+}
+
+std::vector<PointRecord> q2::orch::resultsOf(const SweepSummary &Summary) {
+  std::vector<PointRecord> Out;
+  for (const PointResult &P : Summary.points)
+    if (!P.record.key.empty() && P.status() != "cancelled")
+      Out.push_back(P.record);
+  return Out;
+}
+
+//===----------------------------------------------------------------------===//
+// Example data
+//===----------------------------------------------------------------------===//
+
+std::string q2::orch::examplesDirFor(llvm::StringRef Executable) {
+  llvm::SmallString<256> P(llvm::sys::path::parent_path(Executable));
+  llvm::sys::path::append(P, "..", "share", "q2", "examples");
+  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
+Expected<Molecule> q2::orch::defaultMolecule(llvm::StringRef ExamplesDir) {
+  std::string File =
+      joinPath(ExamplesDir, "hamiltonians", "h2_0.7414.FCIDUMP");
+  if (!llvm::sys::fs::is_regular_file(File))
+    return createStringError(
+        "no default molecule: '" + File +
+        "' not found (example data is looked for in <dir of the "
+        "executable>/../share/q2/examples); give --molecule NAME=FILE");
+  return Molecule{"h2", File, 15};
+}
 
 //===----------------------------------------------------------------------===//
 // Grid, points, templates
@@ -112,23 +223,18 @@ Expected<std::vector<GridPoint>> q2::orch::parseGrid(llvm::StringRef Text) {
     GridPoint P;
     if (E.getAsInteger(10, P.nEst) || T.getAsInteger(10, P.nTrotter) ||
         P.nEst == 0 || P.nTrotter == 0)
-      return makeError("bad grid point '" + Item +
+      return createStringError("bad grid point '" + Item +
                        "' (expected N_ESTxN_TROTTER, e.g. 2x3)");
     Grid.push_back(P);
   }
   if (Grid.empty())
-    return makeError("empty grid");
+    return createStringError("empty grid");
   return Grid;
 }
 
 std::string PointId::key() const {
-  std::string Safe;
-  for (char C : molecule)
-    Safe += (llvm::isAlnum(C) || C == '.' || C == '_' || C == '-') ? C
-            : C == '+'                                            ? 'p'
-                                                                  : '_';
-  return Safe + "-" + mode + "-e" + std::to_string(nEst) + "-t" +
-         std::to_string(nTrotter);
+  return safeName(molecule) + "-" + mode + "-e" + std::to_string(nEst) +
+         "-t" + std::to_string(nTrotter);
 }
 
 CommandTemplates q2::orch::defaultCommandTemplates() {
@@ -153,6 +259,67 @@ std::vector<PointId> q2::orch::enumeratePoints(const SweepSpec &Spec) {
           Out.push_back(Id);
       }
   return Out;
+}
+
+Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
+  if (Spec.outDir.empty())
+    return createStringError("no sweep directory given");
+  if (Spec.molecules.empty())
+    return createStringError("sweep has no molecule");
+  if (Spec.grid.empty() || Spec.modes.empty())
+    return createStringError("sweep has an empty grid or no mode");
+  for (const auto &Mode : Spec.modes)
+    if (Mode.empty() || Mode.find('/') != std::string::npos || Mode == "." ||
+        Mode == "..")
+      return createStringError("bad mode '" + Mode + "'");
+  for (const auto &M : Spec.molecules)
+    if (M.name.empty())
+      return createStringError("molecule with an empty name (file '" +
+                               M.hamiltonian + "')");
+  auto Positive = [](double V, const char *What) -> Error {
+    if (!std::isfinite(V) || V <= 0)
+      return createStringError(llvm::Twine(What) +
+                               " must be a finite positive number, got " +
+                               std::to_string(V));
+    return Error::success();
+  };
+  if (Error E = Positive(Spec.phaseWallS, "phase wall budget (s)"))
+    return E;
+  if (Error E = Positive(Spec.pointRssMB, "point RSS budget (MB)"))
+    return E;
+  if (Spec.totalRssMB != 0)
+    if (Error E = Positive(Spec.totalRssMB, "total RSS budget (MB)"))
+      return E;
+  if (!std::isfinite(Spec.killGraceS) || Spec.killGraceS < 0)
+    return createStringError("kill grace must be a finite non-negative number");
+  if (Error E = checkPollInterval(Spec.pollS, Spec.phaseWallS))
+    return E;
+  // Keys name directories: two points with one key would overwrite each
+  // other's results (and resume would list one twice).
+  SweepSpec All = Spec;
+  All.only.clear();
+  std::map<std::string, PointId> Seen;
+  auto Describe = [](const PointId &Id) {
+    return "molecule '" + Id.molecule + "' mode '" + Id.mode + "' " +
+           std::to_string(Id.nEst) + "x" + std::to_string(Id.nTrotter);
+  };
+  for (const PointId &Id : enumeratePoints(All)) {
+    auto [It, New] = Seen.emplace(Id.key(), Id);
+    if (New)
+      continue;
+    const PointId &Old = It->second;
+    if (Old.molecule == Id.molecule && Old.mode == Id.mode &&
+        Old.nEst == Id.nEst && Old.nTrotter == Id.nTrotter)
+      return createStringError("point '" + Id.key() +
+                               "' appears twice (" + Describe(Id) +
+                               " is given twice)");
+    return createStringError("point key '" + Id.key() + "' is shared by " +
+                             Describe(Old) + " and " + Describe(Id) +
+                             " (keys keep letters, digits, '.', '_' and "
+                             "'-' of a molecule name, '+' becomes 'p'); "
+                             "rename one");
+  }
+  return Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -206,19 +373,42 @@ double PeakRssModel::predict(double X) const {
 // One point
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The identifying fields of a point's record.
+PointRecord recordFor(const PointId &Id, const Molecule *Mol) {
+  PointRecord R;
+  R.key = Id.key();
+  R.molecule = Id.molecule;
+  R.hamiltonian = Mol ? Mol->hamiltonian : "";
+  R.mode = Id.mode;
+  R.nEst = Id.nEst;
+  R.nTrotter = Id.nTrotter;
+  return R;
+}
+} // namespace
+
 Expected<PointResult> q2::orch::runPoint(const SweepSpec &Spec,
                                          const PointId &Id,
                                          unsigned NTermsHint) {
   const Molecule *Mol = findMolecule(Spec, Id.molecule);
   if (!Mol)
-    return makeError("unknown molecule '" + Id.molecule + "'");
+    return createStringError("unknown molecule '" + Id.molecule + "'");
   std::string Dir = pointDir(Spec, Id);
+  if (std::error_code EC =
+          llvm::sys::fs::create_directories(joinPath(Spec.outDir, "points")))
+    return createStringError("cannot create '" + Spec.outDir +
+                             "/points': " + EC.message());
+  // Another process running this point must not see its directory removed.
+  Expected<q2::FileLock> Lock = lockPoint(Spec, Id);
+  if (!Lock)
+    return Lock.takeError();
   // A directory without result.json is what an interrupted run left.
   if (llvm::sys::fs::exists(Dir))
     if (std::error_code EC = llvm::sys::fs::remove_directories(Dir))
-      return makeError("cannot remove partial '" + Dir + "': " + EC.message());
+      return createStringError("cannot remove partial '" + Dir +
+                               "': " + EC.message());
   if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
-    return makeError("cannot create '" + Dir + "': " + EC.message());
+    return createStringError("cannot create '" + Dir + "': " + EC.message());
 
   std::map<std::string, std::string> Vars = Spec.vars;
   Vars["ham"] = Mol->hamiltonian;
@@ -231,26 +421,22 @@ Expected<PointResult> q2::orch::runPoint(const SweepSpec &Spec,
   Vars["prog"] = joinPath(Dir, "prog.mlir");
   Vars["report"] = joinPath(Dir, "report.json");
 
-  PointResult R;
-  R.id = Id;
-  json J;
-  J["schema"] = "q2.sweep.point/1";
-  J["key"] = Id.key();
-  J["molecule"] = Id.molecule;
-  J["hamiltonian"] = Mol->hamiltonian;
-  J["mode"] = Id.mode;
-  J["n_est"] = Id.nEst;
-  J["n_trotter"] = Id.nTrotter;
-  J["phases"] = json::object();
-  J["failed_phase"] = nullptr;
-  J["reason"] = "exit";
-  J["message"] = nullptr;
-  J["report"] = nullptr;
-  std::string Status = "ok";
-  double Wall = 0, Peak = 0;
+  PointResult Result;
+  Result.id = Id;
+  PointRecord &R = Result.record;
+  R = recordFor(Id, Mol);
+  R.status = "ok";
 
+  auto Fail = [&](const char *Phase, llvm::StringRef Reason,
+                  std::string Message) {
+    R.status = "failed";
+    R.failedPhase = Phase;
+    R.reason = Reason.str();
+    R.message = std::move(Message);
+  };
   auto RunPhase = [&](const char *Name,
-                      const std::vector<std::string> &Template) -> bool {
+                      const std::vector<std::string> &Template,
+                      std::optional<MeasureRecord> &Slot) -> bool {
     MeasureOptions MO;
     for (const auto &W : Template)
       MO.argv.push_back(substitute(W, Vars));
@@ -261,114 +447,121 @@ Expected<PointResult> q2::orch::runPoint(const SweepSpec &Spec,
     MO.pollS = Spec.pollS;
     MO.killGraceS = Spec.killGraceS;
     MO.cancel = Spec.cancel;
+    MO.cancelSignal = Spec.cancelSignal;
     Expected<MeasureRecord> Rec = measure(MO);
     if (!Rec) {
-      Status = "failed";
-      J["failed_phase"] = Name;
-      J["reason"] = "refused";
-      J["message"] = llvm::toString(Rec.takeError());
+      Fail(Name, "refused", llvm::toString(Rec.takeError()));
       return false;
     }
-    J["phases"][Name] = toJson(*Rec);
-    Wall += Rec->wallS;
-    Peak = std::max(Peak, Rec->peakTreeRssMB);
+    Slot = *Rec;
+    R.wallS += Rec->wallS;
+    R.peakRssMB = std::max(R.peakRssMB, Rec->peakTreeRssMB);
     if (Rec->reason == StopReason::Cancelled) {
-      Status = "cancelled";
+      R.status = "cancelled";
+      R.reason = stopReasonName(Rec->reason);
       return false;
     }
     if (Rec->reason != StopReason::Exit || Rec->exitCode != 0) {
-      Status = "failed";
-      J["failed_phase"] = Name;
-      J["reason"] = stopReasonName(Rec->reason);
-      std::string Msg = Rec->reason == StopReason::Exit
-                            ? "exit code " + std::to_string(Rec->exitCode)
-                        : Rec->signal ? "killed by " + Rec->signalName
-                                      : "";
-      J["message"] = Msg;
+      Fail(Name, stopReasonName(Rec->reason),
+           Rec->reason == StopReason::Exit
+               ? "exit code " + std::to_string(Rec->exitCode)
+           : Rec->signal ? "killed by " + Rec->signalName
+                         : "");
       return false;
     }
     return true;
   };
 
-  if (RunPhase("A", Spec.commands.phaseA) &&
-      RunPhase("BC", Spec.commands.phaseBC)) {
-    Expected<json> Report = readJsonFile(Vars["report"]);
-    if (!Report) {
-      Status = "failed";
-      J["failed_phase"] = "BC";
-      J["reason"] = "no_report";
-      J["message"] = llvm::toString(Report.takeError());
+  if (RunPhase("A", Spec.commands.phaseA, R.phases.a) &&
+      RunPhase("BC", Spec.commands.phaseBC, R.phases.bc)) {
+    const std::string &ReportPath = Vars["report"];
+    if (!llvm::sys::fs::exists(ReportPath)) {
+      Fail("BC", "no_report",
+           "'" + ReportPath + "': Phase B+C succeeded without writing it");
+    } else if (Expected<q2::profiling::ProfileReport> Report =
+                   q2::profiling::readReport(ReportPath)) {
+      R.report = std::move(*Report);
     } else {
-      J["report"] = std::move(*Report);
+      Fail("BC", "bad_report", llvm::toString(Report.takeError()));
     }
   }
 
   unsigned NTerms = Mol->nTerms;
-  if (NTerms == 0)
-    if (const json *T = findKey(J["report"], "n_terms"))
-      if (T->is_number_unsigned())
-        NTerms = T->get<unsigned>();
+  if (NTerms == 0 && R.report && R.report->parameters)
+    NTerms = unsigned(R.report->parameters->nTerms);
   if (NTerms == 0)
     NTerms = NTermsHint;
-  J["n_terms"] = NTerms ? json(NTerms) : json(nullptr);
-  J["x"] = NTerms ? json(double(Id.nEst) * Id.nTrotter * NTerms)
-                  : json(nullptr);
-  J["status"] = Status;
-  J["wall_s"] = Wall;
-  J["peak_rss_mb"] = Peak;
-  R.status = Status;
-  R.json = std::move(J);
-  if (Status == "cancelled")
-    return R;
-  if (Error E = writeFileAtomically(joinPath(Dir, "result.json"),
-                                    R.json.dump(2) + "\n"))
+  if (NTerms) {
+    R.nTerms = NTerms;
+    R.x = double(Id.nEst) * Id.nTrotter * NTerms;
+  }
+  if (R.status == "cancelled")
+    return Result;
+  if (Error E = writePointRecord(joinPath(Dir, "result.json"), R))
     return std::move(E);
-  return R;
+  return Result;
 }
 
 //===----------------------------------------------------------------------===//
 // The sweep
 //===----------------------------------------------------------------------===//
 
-static json specToJson(const SweepSpec &Spec) {
-  json J;
+namespace {
+/// OUT/sweep.json: the spec, for readers (never read back).
+json::Value specToValue(const SweepSpec &Spec) {
+  json::Value J = json::Value::object();
   J["schema"] = "q2.sweep/1";
-  J["grid"] = json::array();
+  J["grid"] = json::Value::array();
   for (const auto &G : Spec.grid)
-    J["grid"].push_back({G.nEst, G.nTrotter});
-  J["modes"] = Spec.modes;
-  J["molecules"] = json::array();
-  for (const auto &M : Spec.molecules)
-    J["molecules"].push_back(
-        {{"name", M.name}, {"hamiltonian", M.hamiltonian}, {"n_terms", M.nTerms}});
-  J["commands"] = {{"A", Spec.commands.phaseA}, {"BC", Spec.commands.phaseBC}};
-  J["vars"] = Spec.vars;
+    J["grid"].push_back(json::toValue(std::vector<unsigned>{G.nEst, G.nTrotter}));
+  J["modes"] = json::toValue(Spec.modes);
+  J["molecules"] = json::Value::array();
+  for (const auto &M : Spec.molecules) {
+    json::Value Mol = json::Value::object();
+    Mol["name"] = M.name;
+    Mol["hamiltonian"] = M.hamiltonian;
+    Mol["n_terms"] = M.nTerms;
+    J["molecules"].push_back(std::move(Mol));
+  }
+  J["commands"] = json::Value::object();
+  J["commands"]["A"] = json::toValue(Spec.commands.phaseA);
+  J["commands"]["BC"] = json::toValue(Spec.commands.phaseBC);
+  J["vars"] = json::toValue(Spec.vars);
   J["runs"] = Spec.runs;
   J["jobs"] = Spec.jobs;
   J["phase_wall_s"] = Spec.phaseWallS;
   J["point_rss_mb"] = Spec.pointRssMB;
   J["total_rss_mb"] = Spec.totalRssMB;
-  J["only"] = Spec.only;
+  J["poll_s"] = Spec.pollS;
+  J["only"] = json::toValue(Spec.only);
   return J;
 }
+} // namespace
 
 Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
                                           const ProgressCallback &Progress) {
-  if (Spec.molecules.empty())
-    return makeError("sweep has no molecule");
-  if (Spec.grid.empty() || Spec.modes.empty())
-    return makeError("sweep has an empty grid or no mode");
-  for (const auto &Mode : Spec.modes)
-    if (Mode.empty() || Mode.find('/') != std::string::npos)
-      return makeError("bad mode '" + Mode + "'");
+  if (Error E = validateSweepSpec(Spec))
+    return std::move(E);
   if (std::error_code EC =
           llvm::sys::fs::create_directories(joinPath(Spec.outDir, "points")))
-    return makeError("cannot create '" + Spec.outDir + "': " + EC.message());
+    return createStringError("cannot create '" + Spec.outDir +
+                             "': " + EC.message());
+  // A whole sweep owns OUT: a second one would remove the partial points
+  // the first is running. `--only` jobs share OUT; each point is locked.
+  std::optional<q2::FileLock> SweepLock;
+  if (Spec.only.empty()) {
+    Expected<q2::FileLock> L =
+        q2::FileLock::acquire(joinPath(Spec.outDir, ".lock"), /*wait=*/false,
+                              "sweep directory '" + Spec.outDir + "'");
+    if (!L)
+      return L.takeError();
+    SweepLock.emplace(std::move(*L));
+  }
   // Every `--only` job of an emitted sweep writes the same spec; skip that
   // so concurrent jobs do not race on it.
   if (Spec.only.empty())
-    if (Error E = writeFileAtomically(joinPath(Spec.outDir, "sweep.json"),
-                                      specToJson(Spec).dump(2) + "\n"))
+    if (Error E = json::writeFile(joinPath(Spec.outDir, "sweep.json"),
+                                  specToValue(Spec)))
       return std::move(E);
 
   using Clock = std::chrono::steady_clock;
@@ -393,12 +586,13 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
     return double(Id.nEst) * Id.nTrotter *
            (It != TermsOf.end() ? It->second : 1);
   };
-  auto Learn = [&](const json &J) {
-    if (J.value("status", "") != "ok")
+  auto Learn = [&](const PointRecord &R) {
+    if (R.status != "ok")
       return; // A killed point's peak is a lower bound only.
-    if (J.contains("n_terms") && J["n_terms"].is_number_unsigned())
-      TermsOf.emplace(J.value("molecule", ""), J["n_terms"].get<unsigned>());
-    Model.add(numberOr(J, "x", NAN), numberOr(J, "peak_rss_mb", NAN));
+    if (R.nTerms)
+      TermsOf.emplace(R.molecule, *R.nTerms);
+    if (R.x)
+      Model.add(*R.x, R.peakRssMB);
   };
 
   size_t Done = 0, RanNow = 0;
@@ -420,18 +614,24 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
 
   std::deque<size_t> Pending;
   for (size_t I = 0; I < Ids.size(); ++I) {
-    std::string ResultFile = joinPath(pointDir(Spec, Ids[I]), "result.json");
+    std::string Dir = pointDir(Spec, Ids[I]);
+    std::string ResultFile = joinPath(Dir, "result.json");
     if (llvm::sys::fs::exists(ResultFile)) {
-      Expected<json> J = readJsonFile(ResultFile);
-      if (J) {
-        std::string Status = J->value("status", "");
+      Expected<PointRecord> Rec = readPointRecord(ResultFile);
+      if (Rec) {
+        const std::string Status = Rec->status;
         if (Status == "ok" || (Status == "failed" && !Spec.retryFailed)) {
+          // Temporaries of writers killed in this finished point (only
+          // while nobody else works on it).
+          if (Expected<q2::FileLock> L = lockPoint(Spec, Ids[I]))
+            removeStaleTemporariesIn(Dir);
+          else
+            llvm::consumeError(L.takeError());
           PointResult &R = Sum.points[I];
           R.id = Ids[I];
-          R.status = Status;
           R.skipped = true;
-          R.json = std::move(*J);
-          Learn(R.json);
+          R.record = std::move(*Rec);
+          Learn(R.record);
           ++Done;
           ++Sum.skipped;
           Sum.failed += Status != "ok";
@@ -439,7 +639,7 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
           continue;
         }
       } else {
-        llvm::consumeError(J.takeError()); // Unreadable: run it again.
+        llvm::consumeError(Rec.takeError()); // Unreadable: run it again.
       }
     }
     Pending.push_back(I);
@@ -500,40 +700,31 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
       if (R) {
         Slot = std::move(*R);
       } else {
-        // The machinery failed for this point; record it and go on.
+        // The machinery failed for this point (e.g. another process runs
+        // it); record it here, not on disk, and go on.
         Slot.id = Ids[I];
-        Slot.status = "failed";
-        Slot.json = {{"schema", "q2.sweep.point/1"},
-                     {"key", Ids[I].key()},
-                     {"molecule", Ids[I].molecule},
-                     {"mode", Ids[I].mode},
-                     {"n_est", Ids[I].nEst},
-                     {"n_trotter", Ids[I].nTrotter},
-                     {"status", "failed"},
-                     {"reason", "error"},
-                     {"message", llvm::toString(R.takeError())}};
+        Slot.record = recordFor(Ids[I], findMolecule(Spec, Ids[I].molecule));
+        Slot.record.status = "failed";
+        Slot.record.reason = "error";
+        Slot.record.message = llvm::toString(R.takeError());
       }
-      if (Slot.status == "cancelled") {
+      if (Slot.status() == "cancelled") {
         Sum.cancelled = true;
       } else {
         ++Done;
         ++RanNow;
         ++Sum.ran;
-        if (Slot.status != "ok")
+        if (Slot.status() != "ok")
           ++Sum.failed;
-        Learn(Slot.json);
+        Learn(Slot.record);
       }
-      Emit(ProgressEvent::Finished, Ids[I], Slot.status, Workers.size(), 0);
+      Emit(ProgressEvent::Finished, Ids[I], Slot.status(), Workers.size(), 0);
       L.lock();
     }
   }
 
-  std::vector<json> Results;
-  for (const auto &P : Sum.points)
-    if (!P.json.is_null() && P.status != "cancelled")
-      Results.push_back(P.json);
   if (Spec.only.empty())
-    if (Error E = writeSummary(Spec.outDir, Results))
+    if (Error E = writeSummary(Spec.outDir, resultsOf(Sum)))
       return std::move(E);
   return Sum;
 }
@@ -542,69 +733,50 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
 // Results
 //===----------------------------------------------------------------------===//
 
-const json *q2::orch::findKey(const json &J, const std::string &Name) {
-  if (J.is_object()) {
-    auto It = J.find(Name);
-    if (It != J.end())
-      return &*It;
-    for (const auto &V : J)
-      if (const json *F = findKey(V, Name))
-        return F;
-  } else if (J.is_array()) {
-    for (const auto &V : J)
-      if (const json *F = findKey(V, Name))
-        return F;
-  }
-  return nullptr;
-}
-
-Expected<std::vector<json>>
+Expected<std::vector<PointRecord>>
 q2::orch::loadResults(const std::vector<std::string> &Dirs) {
-  std::map<std::string, json> ByKey;
+  std::map<std::string, PointRecord> ByKey;
   for (const auto &D : Dirs) {
     std::string Points = joinPath(D, "points");
     if (!llvm::sys::fs::is_directory(Points))
-      return makeError(D + ": not a sweep directory (no points/)");
+      return createStringError(D + ": not a sweep directory (no points/)");
     std::error_code EC;
     for (llvm::sys::fs::directory_iterator It(Points, EC), End;
          It != End && !EC; It.increment(EC)) {
       std::string File = joinPath(It->path(), "result.json");
       if (!llvm::sys::fs::exists(File))
-        continue; // Not finished (or still running).
-      Expected<json> J = readJsonFile(File);
-      if (!J)
-        return J.takeError();
-      std::string Key = J->value("key", "");
-      if (Key.empty())
-        return makeError(File + ":1: result without a key");
-      auto Old = ByKey.find(Key);
-      if (Old != ByKey.end() &&
-          Old->second.value("status", "") != J->value("status", ""))
-        return makeError(File + ":1: point '" + Key +
-                         "' also in an earlier directory with status '" +
-                         Old->second.value("status", "") + "'");
-      ByKey[Key] = std::move(*J);
+        continue; // Not finished (or still running), or a lock file.
+      Expected<PointRecord> R = readPointRecord(File);
+      if (!R)
+        return R.takeError();
+      if (R->key.empty())
+        return createStringError(File + ": key: empty");
+      auto Old = ByKey.find(R->key);
+      if (Old != ByKey.end() && Old->second.status != R->status)
+        return createStringError(File + ": point '" + R->key +
+                                 "' also in an earlier directory with "
+                                 "status '" +
+                                 Old->second.status + "'");
+      ByKey[R->key] = std::move(*R);
     }
     if (EC)
-      return makeError(Points + ": " + EC.message());
+      return createStringError(Points + ": " + EC.message());
   }
-  std::vector<json> Out;
+  std::vector<PointRecord> Out;
   for (auto &KV : ByKey)
     Out.push_back(std::move(KV.second));
-  std::stable_sort(Out.begin(), Out.end(), [](const json &A, const json &B) {
-    auto K = [](const json &J) {
-      return std::make_tuple(J.value("molecule", ""), J.value("n_est", 0u),
-                             J.value("n_trotter", 0u), J.value("mode", ""));
-    };
-    return K(A) < K(B);
-  });
+  std::stable_sort(Out.begin(), Out.end(),
+                   [](const PointRecord &A, const PointRecord &B) {
+                     return std::tie(A.molecule, A.nEst, A.nTrotter, A.mode) <
+                            std::tie(B.molecule, B.nEst, B.nTrotter, B.mode);
+                   });
   return Out;
 }
 
 namespace {
 struct Column {
   const char *name;
-  std::function<std::string(const json &)> get;
+  std::function<std::string(const PointRecord &)> get;
 };
 
 std::string fmt(double V, int Prec) {
@@ -617,94 +789,62 @@ std::string fmt(double V, int Prec) {
   return OS.str();
 }
 
-std::string scalar(const json *V, int Prec = 3) {
-  if (!V || V->is_null())
-    return "";
-  if (V->is_string())
-    return V->get<std::string>();
-  if (V->is_number_integer() || V->is_number_unsigned())
-    return std::to_string(V->get<long long>());
-  if (V->is_number())
-    return fmt(V->get<double>(), Prec);
-  return V->dump();
+template <class T> std::string fmt(const std::optional<T> &V, int Prec) {
+  return V ? fmt(double(*V), Prec) : std::string();
 }
 
-const json *at(const json &J, std::initializer_list<const char *> Path) {
-  const json *Cur = &J;
-  for (const char *K : Path) {
-    if (!Cur->is_object())
-      return nullptr;
-    auto It = Cur->find(K);
-    if (It == Cur->end())
-      return nullptr;
-    Cur = &*It;
-  }
-  return Cur;
+std::string str(const std::optional<std::string> &V) {
+  return V ? *V : std::string();
+}
+
+/// A field of a phase record, "" when the phase did not run.
+template <class F>
+std::function<std::string(const PointRecord &)>
+phase(std::optional<MeasureRecord> PointPhases::*Which, F Get) {
+  return [=](const PointRecord &R) {
+    const auto &P = R.phases.*Which;
+    return P ? Get(*P) : std::string();
+  };
 }
 
 std::vector<Column> columns() {
-  auto F = [](std::initializer_list<const char *> Path, int Prec = 3) {
-    std::vector<const char *> P(Path);
-    return [P, Prec](const json &J) {
-      const json *Cur = &J;
-      for (const char *K : P) {
-        if (!Cur->is_object() || !Cur->contains(K))
-          return std::string();
-        Cur = &(*Cur)[K];
-      }
-      return scalar(Cur, Prec);
-    };
-  };
-  auto Failed = [](const json &J) -> const json * {
-    const json *Ph = at(J, {"failed_phase"});
-    if (!Ph || !Ph->is_string())
-      return nullptr;
-    return at(J, {"phases", Ph->get_ref<const std::string &>().c_str()});
-  };
+  using R = const PointRecord &;
+  using M = const MeasureRecord &;
   return {
-      {"key", F({"key"})},
-      {"molecule", F({"molecule"})},
-      {"mode", F({"mode"})},
-      {"n_est", F({"n_est"})},
-      {"n_trotter", F({"n_trotter"})},
-      {"n_terms", F({"n_terms"})},
-      {"x", F({"x"}, 0)},
-      {"status", F({"status"})},
-      {"failed_phase", F({"failed_phase"})},
-      {"reason", F({"reason"})},
+      {"key", [](R P) { return P.key; }},
+      {"molecule", [](R P) { return P.molecule; }},
+      {"mode", [](R P) { return P.mode; }},
+      {"n_est", [](R P) { return std::to_string(P.nEst); }},
+      {"n_trotter", [](R P) { return std::to_string(P.nTrotter); }},
+      {"n_terms",
+       [](R P) { return P.nTerms ? std::to_string(*P.nTerms) : ""; }},
+      {"x", [](R P) { return fmt(P.x, 0); }},
+      {"status", [](R P) { return P.status; }},
+      {"failed_phase", [](R P) { return str(P.failedPhase); }},
+      {"reason", [](R P) { return P.reason; }},
       {"exit_code",
-       [=](const json &J) {
-         const json *P = Failed(J);
-         return P ? scalar(at(*P, {"exit_code"})) : std::string();
+       [](R P) {
+         const MeasureRecord *F = P.failedPhaseRecord();
+         return F && !F->signal ? std::to_string(F->exitCode) : "";
        }},
       {"signal",
-       [=](const json &J) {
-         const json *P = Failed(J);
-         return P ? scalar(at(*P, {"signal"})) : std::string();
+       [](R P) {
+         const MeasureRecord *F = P.failedPhaseRecord();
+         return F ? F->signalName : "";
        }},
-      {"compile_s",
-       [](const json &J) {
-         // Sum of the report's stage wall times (StageRecord::toJSON).
-         const json *Report = at(J, {"report"});
-         const json *Stages = Report ? findKey(*Report, "stages") : nullptr;
-         if (!Stages || !Stages->is_array() || Stages->empty())
-           return std::string();
-         double Sum = 0;
-         for (const auto &S : *Stages) {
-           if (!S.is_object() || !S.contains("wall_s") ||
-               !S["wall_s"].is_number())
-             return std::string();
-           Sum += S["wall_s"].get<double>();
-         }
-         return fmt(Sum, 3);
-       }},
-      {"wall_s", F({"wall_s"})},
-      {"wall_a_s", F({"phases", "A", "wall_s"})},
-      {"wall_bc_s", F({"phases", "BC", "wall_s"})},
-      {"peak_rss_mb", F({"peak_rss_mb"}, 1)},
-      {"peak_rss_a_mb", F({"phases", "A", "peak_tree_rss_mb"}, 1)},
-      {"peak_rss_bc_mb", F({"phases", "BC", "peak_tree_rss_mb"}, 1)},
-      {"vmhwm_bc_mb", F({"phases", "BC", "max_vmhwm_mb"}, 1)},
+      // The compile stages only (stages 1-6), not Input, Load or Execute.
+      {"compile_s", [](R P) { return fmt(P.compileSeconds(), 3); }},
+      {"wall_s", [](R P) { return fmt(P.wallS, 3); }},
+      {"wall_a_s", phase(&PointPhases::a, [](M Ph) { return fmt(Ph.wallS, 3); })},
+      {"wall_bc_s",
+       phase(&PointPhases::bc, [](M Ph) { return fmt(Ph.wallS, 3); })},
+      {"peak_rss_mb", [](R P) { return fmt(P.peakRssMB, 1); }},
+      {"peak_rss_a_mb",
+       phase(&PointPhases::a, [](M Ph) { return fmt(Ph.peakTreeRssMB, 1); })},
+      {"peak_rss_bc_mb",
+       phase(&PointPhases::bc, [](M Ph) { return fmt(Ph.peakTreeRssMB, 1); })},
+      {"vmhwm_bc_mb",
+       phase(&PointPhases::bc, [](M Ph) { return fmt(Ph.maxVmHwmMB, 1); })},
   };
 }
 
@@ -718,7 +858,7 @@ std::string csvEscape(const std::string &S) {
 }
 } // namespace
 
-std::string q2::orch::summaryCsv(const std::vector<json> &Results) {
+std::string q2::orch::summaryCsv(const std::vector<PointRecord> &Results) {
   auto Cols = columns();
   std::string Out;
   for (size_t I = 0; I < Cols.size(); ++I)
@@ -732,7 +872,7 @@ std::string q2::orch::summaryCsv(const std::vector<json> &Results) {
   return Out;
 }
 
-std::string q2::orch::summaryTable(const std::vector<json> &Results) {
+std::string q2::orch::summaryTable(const std::vector<PointRecord> &Results) {
   // The table leaves out the columns that only matter for failures when
   // every point succeeded.
   auto Cols = columns();
@@ -769,17 +909,17 @@ std::string q2::orch::summaryTable(const std::vector<json> &Results) {
   }
   size_t Ok = 0;
   for (const auto &R : Results)
-    Ok += R.value("status", "") == "ok";
+    Ok += R.status == "ok";
   Out += std::to_string(Results.size()) + " points, " + std::to_string(Ok) +
          " ok, " + std::to_string(Results.size() - Ok) + " failed\n";
   return Out;
 }
 
 Error q2::orch::writeSummary(const std::string &Dir,
-                             const std::vector<json> &Results) {
-  if (Error E = writeFileAtomically(joinPath(Dir, "summary.csv"),
-                                    summaryCsv(Results)))
+                             const std::vector<PointRecord> &Results) {
+  if (Error E = q2::writeFileAtomically(joinPath(Dir, "summary.csv"),
+                                        summaryCsv(Results)))
     return E;
-  return writeFileAtomically(joinPath(Dir, "summary.txt"),
-                             summaryTable(Results));
+  return q2::writeFileAtomically(joinPath(Dir, "summary.txt"),
+                                 summaryTable(Results));
 }

@@ -114,10 +114,13 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
     if (o.unroll)
       text += ",canonicalize,func.func(quantum-unroll),canonicalize,"
               "func.func(quantum-cancel-inverses,quantum-merge-rotations)";
-    // Last, on the final gate sequence: bounds what stages 3-6 see per
-    // function (docs/pipeline.md). Blocks above a quarter chunk are cut: a
-    // table pays off well before a full chunk.
-    return text + llvm::formatv(",canonicalize,cse,quantum-outline-chunks{{"
+    text += ",canonicalize,cse";
+    if (o.powerBlocks)
+      text += ",func.func(quantum-power-loops)";
+    // Last, on the final gate sequence (powered bodies included): bounds
+    // what stages 3-6 see per function (docs/pipeline.md). Blocks above a
+    // quarter chunk are cut: a table pays off well before a full chunk.
+    return text + llvm::formatv(",quantum-outline-chunks{{"
                                 "max-gates={0} min-gates={1}}",
                                 o.outlineGates, o.outlineGates / 4)
                       .str();

@@ -181,6 +181,17 @@ Q2_JSON_FIELDS(CacheRecord) {
   v("status", r.status);
 }
 
+Q2_JSON_FIELDS(BlockRecord) {
+  v("num_qubits", r.numQubits);
+  v("num_controls", r.numControls);
+  v("count", r.count);
+  v("num_gates", r.numGates);
+  v("occurrences", r.occurrences);
+  v("method", r.method);
+  v("reused", r.reused);
+  v("seconds", r.seconds);
+}
+
 Q2_JSON_FIELDS(PhaseCSetRecord) {
   v("label", r.label);
   v("prob_sum", r.probSum);
@@ -189,11 +200,13 @@ Q2_JSON_FIELDS(PhaseCSetRecord) {
   v("energy", r.energy);
   v("call_s", r.callS);
   v("probabilities", r.probabilities);
+  v("blocks", r.blocks);
 }
 
 Q2_JSON_FIELDS(PhaseCRecord) {
   v("runtime", r.runtime);
   v("calls_per_set", r.callsPerSet);
+  v("threads", r.threads);
   v("sets", r.sets);
   v.optional("error", r.error);
 }

@@ -43,6 +43,9 @@ constexpr int kMaxDenseQubits = 14;   // 4 GiB per matrix: never dense above
 constexpr int kMaxSliceQubits = 20;   // slice buffers stay below 16 MiB
 constexpr size_t kMaxStats = 256;
 constexpr size_t kMaxCacheEntries = 64;
+// The whole-block control search is linear per candidate qubit; bound it
+// for pathological recordings.
+constexpr size_t kMaxControlSearchOps = size_t(1) << 20;
 
 std::atomic<int> blockMode{1};
 std::atomic<int> forcedMethod{-1}; // tests: -1, or a BlockMethod to use
@@ -234,18 +237,115 @@ double applications(const Op *ops, size_t len) {
   return a;
 }
 
+/// Whether y undoes x (same kernel on the same amplitudes, inverse numbers).
+bool undoes(const Op &x, const Op &y) {
+  if (x.kind != y.kind || x.kind == kOpNest || x.setMask != y.setMask ||
+      x.setValue != y.setValue || x.a != y.a || x.b != y.b)
+    return false;
+  auto near = [](double p, double q) { return std::abs(p - q) <= 1e-13; };
+  auto conjEq = [&](const Cplx &p, const Cplx &q) { // p == conj(q)
+    return near(p.re, q.re) && near(p.im, -q.im);
+  };
+  switch (x.kind) {
+  case kOp2x2: // y = x^dagger
+    return conjEq(y.m[0], x.m[0]) && conjEq(y.m[1], x.m[2]) &&
+           conjEq(y.m[2], x.m[1]) && conjEq(y.m[3], x.m[3]);
+  case kOpScale: { // y * x = 1
+    double re = x.m[0].re * y.m[0].re - x.m[0].im * y.m[0].im;
+    double im = x.m[0].re * y.m[0].im + x.m[0].im * y.m[0].re;
+    return near(re, 1) && near(im, 0);
+  }
+  case kOpSwap:
+    return true;
+  case kOpPairs: // the rotation by -theta: same cosine, opposite sine
+    return near(x.m[0].re, y.m[0].re) && near(x.m[0].im, y.m[0].im) &&
+           near(x.m[1].re, -y.m[1].re) && near(x.m[1].im, -y.m[1].im);
+  case kOpDiag:
+    return near(x.m[0].re, y.m[0].re) && near(x.m[0].im, -y.m[0].im);
+  default:
+    return false;
+  }
+}
+
+/// A sufficient condition for x y = y x: disjoint qubits, or the same
+/// one-qubit matrix on the same target under other controls (the CNOTs of a
+/// ladder onto one qubit), or two diagonal Ops.
+bool commutes(const Op &x, const Op &y) {
+  if (!(x.touch & y.touch))
+    return true;
+  bool diagX = x.kind == kOpDiag || x.kind == kOpScale;
+  bool diagY = y.kind == kOpDiag || y.kind == kOpScale;
+  if (diagX && diagY)
+    return true;
+  if (x.kind == kOp2x2 && y.kind == kOp2x2 && x.a == y.a &&
+      !(x.ctrl & x.a) && !(y.ctrl & y.a) && !(x.ctrl & y.a) &&
+      !(y.ctrl & x.a))
+    return std::memcmp(x.m, y.m, sizeof x.m) == 0;
+  return false;
+}
+
+/// Whether qubit bit `c` is a control of the block as a whole: every Op
+/// either acts only where c = 1 (c in its effective controls) or leaves c
+/// alone, and the Ops of the second kind reduce to nothing (an Op cancels
+/// the nearest earlier one it undoes when only Ops it commutes with lie
+/// between them). Then the block is the identity where c = 0. This is what
+/// a decomposed, controlled Pauli rotation looks like: basis change and
+/// CNOT ladder (uncontrolled), a controlled RZ, the mirror ladder and the
+/// basis change undone in the same order.
+bool blockControlledBy(const Op *ops, size_t len, uint64_t c,
+                       std::vector<const Op *> &stack) {
+  constexpr size_t kMaxLookBack = 64;
+  stack.clear();
+  for (size_t i = 0; i < len; ++i) {
+    const Op &op = ops[i];
+    if (op.ones & c)
+      continue;
+    if (op.touch & c)
+      return false;
+    bool cancelled = false;
+    for (size_t d = 0; d < stack.size() && d < kMaxLookBack; ++d) {
+      size_t j = stack.size() - 1 - d;
+      if (undoes(*stack[j], op)) {
+        stack.erase(stack.begin() + std::ptrdiff_t(j));
+        cancelled = true;
+        break;
+      }
+      if (!commutes(*stack[j], op))
+        break;
+    }
+    if (!cancelled)
+      stack.push_back(&op);
+  }
+  return stack.empty();
+}
+
 Shape shapeOf(const Op *ops, size_t len) {
   Shape s;
-  uint64_t c = ~uint64_t(0), t = 0;
+  uint64_t c = ~uint64_t(0), t = 0, anyOnes = 0;
+  bool nested = false;
   for (size_t i = 0; i < len; ++i) {
-    if (ops[i].kind == kOpNest)
+    if (ops[i].kind == kOpNest) {
+      nested = true;
       continue;
+    }
     ++s.calls;
     s.any = true;
     c &= ops[i].ones;
     t |= ops[i].touch;
+    anyOnes |= ops[i].ones;
   }
   s.C = s.any ? c : 0;
+  // Controls of the block as a whole that not every Op carries (only the RZ
+  // of a decomposed rotation is controlled): U is then built on fewer
+  // qubits and applied controlled. Not looked for across nested blocks.
+  if (s.any && !nested && len <= kMaxControlSearchOps) {
+    std::vector<const Op *> stack;
+    for (uint64_t cand = anyOnes & ~s.C; cand; cand &= cand - 1) {
+      uint64_t bit = cand & (~cand + 1);
+      if (blockControlledBy(ops, len, bit, stack))
+        s.C |= bit;
+    }
+  }
   s.T = t & ~s.C;
   s.m = __builtin_popcountll(s.T);
   s.apps = applications(ops, len);
@@ -260,8 +360,12 @@ void translateAll(const Op *ops, size_t len, uint64_t C, uint64_t T,
     out.push_back(translateOp(ops[i], C, T));
 }
 
-uint64_t hashOps(const std::vector<Op> &ops, uint64_t T) {
-  uint64_t h = 0xcbf29ce484222325ull ^ T;
+/// The cache key is the block in local indices only: U does not depend on
+/// which qubits T the block acts on (a QPE block whose control wire moves
+/// from one estimation wire to the next, as in decomposed Pauli rotations
+/// where only the RZ is controlled, reuses U and its powers).
+uint64_t hashOps(const std::vector<Op> &ops, uint64_t) {
+  uint64_t h = 0xcbf29ce484222325ull;
   auto mix = [&](uint64_t x) {
     h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     h *= 0x100000001b3ull;
@@ -310,7 +414,7 @@ struct q2::runtime::BlockCache {
 
   CacheEntry *find(uint64_t hash, uint64_t T, const std::vector<Op> &ops) {
     for (auto &e : entries)
-      if (e->hash == hash && e->T == T && e->ops.size() == ops.size() &&
+      if (e->hash == hash && e->ops.size() == ops.size() &&
           std::equal(ops.begin(), ops.end(), e->ops.begin(), sameOp)) {
         e->lastUse = ++tick;
         return e.get();

@@ -6,7 +6,8 @@ usage: plot_sweep.py SWEEP_OR_MERGE_DIR... [--out DIR]
 Reads the point results (DIR/points/*/result.json of a sweep, or
 DIR/results.json written by `q2-profile merge --out`) and writes PNGs:
   peak_rss_vs_x.png      peak tree RSS against x = n_est*n_trotter*n_terms
-  compile_time_vs_x.png  sum of the report's stage wall_s (else Phase B+C wall)
+  compile_time_vs_x.png  compile_s: wall time of the report's compile stages
+                         (else Phase B+C wall)
   ir_size_per_stage.png  IR bytes per stage per mode (largest ok point)
   amplification.png      IR bytes per stage relative to the input
 Plots whose data is missing are skipped with a note. Without matplotlib
@@ -38,53 +39,36 @@ def load(dirs):
     return list(results.values())
 
 
-def find_key(obj, names):
-    """First value stored under one of `names` anywhere in obj."""
-    if isinstance(obj, dict):
-        for n in names:
-            if n in obj:
-                return obj[n]
-        for v in obj.values():
-            found = find_key(v, names)
-            if found is not None:
-                return found
-    elif isinstance(obj, list):
-        for v in obj:
-            found = find_key(v, names)
-            if found is not None:
-                return found
-    return None
+def stages_of(r):
+    """The report's stage records (q2.profile/2: report.phase_b.stages)."""
+    report = r.get("report") or {}
+    stages = (report.get("phase_b") or {}).get("stages")
+    return stages if isinstance(stages, list) else []
 
 
 def compile_seconds(r):
-    """Sum of the report's stage wall times (docs/profiling-api.md), else a
-    compile_s field, else the Phase B+C wall time."""
-    stages = find_key(r.get("report") or {}, ["stages"])
-    if isinstance(stages, list) and stages and all(
-            isinstance(s, dict) and isinstance(s.get("wall_s"), (int, float))
-            for s in stages):
-        return sum(s["wall_s"] for s in stages), "compile time (sum of stages)"
-    t = find_key(r.get("report") or {}, ["compile_s", "compile_wall_s"])
-    if isinstance(t, (int, float)):
-        return t, "compile time (report)"
+    """The point's compile time as in summary.csv's compile_s: the report's
+    compile_s, i.e. the sum of wall_s over the compile stages (not Input,
+    Load or Execute); else the Phase B+C wall time."""
+    report = r.get("report") or {}
+    if isinstance(report.get("compile_s"), (int, float)):
+        return report["compile_s"], "compile time (compile stages)"
+    compile_stages = [s for s in stages_of(r) if s.get("kind") == "compile"]
+    if compile_stages:
+        return (sum(s["wall_s"] for s in compile_stages),
+                "compile time (compile stages)")
     bc = (r.get("phases") or {}).get("BC") or {}
     return bc.get("wall_s"), "Phase B+C wall time (compile + run)"
 
 
 def stage_ir_bytes(r):
-    """[(stage name, IR bytes)] from the report, if it lists stages."""
-    stages = find_key(r.get("report") or {}, ["stages"])
+    """[(stage name, IR bytes)] of the stages that have IR (not Load or
+    Execute)."""
     out = []
-    if isinstance(stages, list):
-        for s in stages:
-            if not isinstance(s, dict):
-                continue
-            name = s.get("name") or s.get("stage")
-            # StageRecord: "ir": {"kind", "bytes", "lines", "ops"}.
-            ir = s.get("ir")
-            size = ir.get("bytes") if isinstance(ir, dict) else s.get("ir_bytes")
-            if name is not None and isinstance(size, (int, float)):
-                out.append((str(name), size))
+    for s in stages_of(r):
+        ir = s.get("ir")
+        if isinstance(ir, dict) and isinstance(ir.get("bytes"), (int, float)):
+            out.append((str(s.get("name")), ir["bytes"]))
     return out
 
 

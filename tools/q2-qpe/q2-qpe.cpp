@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "q2/Hamiltonian/Hamiltonian.h"
 #include "q2/QPE/QPEProgram.h"
+#include "q2/Support/FileIO.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
@@ -22,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <optional>
 
 using namespace llvm;
@@ -153,6 +155,15 @@ static Expected<std::string> runPsi4(const char *argv0,
   return run->fcidumpPath();
 }
 
+/// An energy for the --info table: fixed point where that is readable,
+/// scientific beyond 1e6 Ha (a corrupt integral must not print as a
+/// 250-digit number).
+static std::string ha(double v) {
+  if (std::isfinite(v) && std::fabs(v) < 1e6)
+    return formatv("{0:F10}", v).str();
+  return formatv("{0:E10}", v).str();
+}
+
 static int printInfo(const ham::QubitHamiltonian &h,
                      const nlohmann::json &psi4Result) {
   Expected<ham::ExactResult> exact = ham::exactSectorEnergies(h);
@@ -186,23 +197,23 @@ static int printInfo(const ham::QubitHamiltonian &h,
          << formatv("electrons        {0} (2*Sz = {1})\n", h.numElectrons,
                     h.ms2)
          << formatv("Pauli terms      {0}\n", h.terms.size())
-         << formatv("identity coeff   {0:F10} Ha\n", h.identityCoeff())
-         << formatv("1-norm           {0:F10} Ha (non-identity terms)\n",
-                    h.oneNorm());
+         << formatv("identity coeff   {0} Ha\n", ha(h.identityCoeff()))
+         << formatv("1-norm           {0} Ha (non-identity terms)\n",
+                    ha(h.oneNorm()));
   if (exact)
-    outs() << formatv("HF energy        {0:F10} Ha\n", exact->hfEnergy)
-           << formatv("exact ground     {0:F10} Ha (sector n_alpha={1}, "
+    outs() << formatv("HF energy        {0} Ha\n", ha(exact->hfEnergy))
+           << formatv("exact ground     {0} Ha (sector n_alpha={1}, "
                       "n_beta={2}, dim {3})\n",
-                      exact->groundEnergy, exact->nAlpha, exact->nBeta,
+                      ha(exact->groundEnergy), exact->nAlpha, exact->nBeta,
                       exact->sectorDim);
   else
     outs() << "exact ground     unavailable: " << exactErr << "\n";
   if (!psi4Result.is_null())
-    outs() << formatv("psi4 RHF         {0:F10} Ha\n",
-                      psi4Result["scf_energy"].get<double>())
-           << formatv("psi4 CI          {0:F10} Ha (detci, same active "
+    outs() << formatv("psi4 RHF         {0} Ha\n",
+                      ha(psi4Result.value("scf_energy", NAN)))
+           << formatv("psi4 CI          {0} Ha (detci, same active "
                       "space)\n",
-                      psi4Result["ci_energy"].get<double>());
+                      ha(psi4Result.value("ci_energy", NAN)));
   return 0;
 }
 
@@ -214,6 +225,36 @@ int main(int argc, char **argv) {
       "q2-qpe: writes the stage-0 QPE program (MLIR) for a Hamiltonian\n\n"
       "Inputs: FCIDUMP (psi4, PySCF, Molpro), qubit-Hamiltonian JSON, or\n"
       "OpenFermion-style term lines ('-0.045 X0 X1 Y2 Y3').\n");
+  // Refuse clobbering before anything runs: `-o f.FCIDUMP` on f.FCIDUMP, or
+  // two outputs on one file, would lose data.
+  {
+    std::vector<q2::NamedPath> ins, outs;
+    if (!inputFile.empty())
+      ins.push_back({inputFile, "input"});
+    if (!molecule.empty())
+      ins.push_back({molecule, "--molecule"});
+    if (!info)
+      outs.push_back({outputFile, "-o"});
+    if (!fcidumpOut.empty())
+      outs.push_back({fcidumpOut, "--fcidump-out"});
+    if (Error e = q2::checkDistinctPaths(ins, outs))
+      return fail(toString(std::move(e)));
+    for (const q2::NamedPath &o : outs)
+      if (Error e = q2::checkOutputPath(o.path, o.flag))
+        return fail(toString(std::move(e)));
+  }
+  auto finite = [](double v) { return std::isfinite(v); };
+  if (!finite(resolution) || resolution <= 0)
+    return fail("--resolution must be finite and > 0");
+  if (energyShift.getNumOccurrences() && !finite(energyShift))
+    return fail("--energy-shift must be finite");
+  if (baseTime.getNumOccurrences() && (!finite(baseTime) || baseTime <= 0))
+    return fail("--base-time must be finite and > 0");
+  if (!window.empty() &&
+      (window.size() != 2 || !finite(window[0]) || !finite(window[1]) ||
+       !finite(window[1] - window[0]) || !(window[1] - window[0] > 1e-9)))
+    return fail("--window needs finite lo,hi with lo < hi and 1e-9 Ha < hi - lo "
+                "< inf");
   std::unique_ptr<ham::Psi4Run> psi4Run;
   nlohmann::json psi4Result;
   std::string hamFile = inputFile;
@@ -236,12 +277,11 @@ int main(int argc, char **argv) {
     auto buf = MemoryBuffer::getFile(hamFile);
     if (!buf)
       return fail("cannot read '" + hamFile + "'");
-    if (Error e = writeToOutput(fcidumpOut, [&](raw_ostream &os) {
+    if (Error e = q2::writeFileAtomically(fcidumpOut, [&](raw_ostream &os) {
           os << (*buf)->getBuffer();
           return Error::success();
         }))
-      return fail("cannot write '" + fcidumpOut +
-                  "': " + toString(std::move(e)));
+      return fail(toString(std::move(e))); // names the file
   }
   if (info)
     return printInfo(*h, psi4Result);
@@ -252,8 +292,6 @@ int main(int argc, char **argv) {
       return fail("--window needs lo,hi with lo < hi");
     win = std::make_pair(window[0], window[1]);
   }
-  if (resolution <= 0)
-    return fail("--resolution must be > 0");
   std::optional<unsigned> est;
   if (nEst.getNumOccurrences())
     est = nEst;
@@ -281,11 +319,11 @@ int main(int argc, char **argv) {
   if (!module)
     return fail(toString(module.takeError()));
   // Temporary file + rename: a failed or killed run leaves no partial file.
-  if (Error e = writeToOutput(outputFile, [&](raw_ostream &os) -> Error {
+  if (Error e = q2::writeFileAtomically(outputFile, [&](raw_ostream &os) -> Error {
         // Verified right after building; do not verify again while printing.
         (**module)->print(os, mlir::OpPrintingFlags().assumeVerified());
         return Error::success();
       }))
-    return fail("cannot write '" + outputFile + "': " + toString(std::move(e)));
+    return fail(toString(std::move(e))); // names the file
   return 0;
 }

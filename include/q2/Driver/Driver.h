@@ -62,6 +62,7 @@ struct DriverOptions {
   int runs = 0;
   std::string coeffsPath;
   int64_t maxQubits = 0; ///< runtime register limit; 0 = its default
+  int threads = 0;       ///< runtime kernel threads; 0 = all cores
   std::string runtimeLib;
   std::string cacheDir;
   std::string irDir;
@@ -124,6 +125,12 @@ public:
                   llvm::MutableArrayRef<double> out);
   /// One call, decoded.
   llvm::Expected<qpe::QPEResult> call(llvm::ArrayRef<double> coeffs = {});
+  /// Threads of the runtime's kernels (<= 0: all cores); the count in use.
+  int setThreads(int n);
+  int threads() const;
+  /// How the powered blocks of the calls since the last reset were applied.
+  std::vector<profiling::BlockRecord> blockStats() const;
+  void resetBlockStats();
   const qpe::QPEMetadata &metadata() const { return md; }
   const std::string &runtimeLibrary() const;
 
@@ -131,6 +138,8 @@ private:
   Circuit() = default;
   qpe::QPEMetadata md;
   std::unique_ptr<jit::QPEExecutable> exe;
+  struct RuntimeControl;
+  std::unique_ptr<RuntimeControl> rt;
 };
 
 /// Largest register the runtime accepts by default (fits in 80 % of RAM).

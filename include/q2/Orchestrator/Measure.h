@@ -3,17 +3,21 @@
 // `measure` runs one command (argv, no shell) in its own process group, polls
 // the command and all its current descendants, and kills the whole tree when
 // a wall-clock or a tree-RSS budget is exceeded. It leaves an evidence
-// directory: record.json, stdout.txt, stderr.txt.
+// directory: record.json (schema q2.measure/1), stdout.txt, stderr.txt.
+//
+// Plain data only: the JSON form of MeasureRecord is written and read by one
+// field list inside the library (toJSONText / readMeasureRecord).
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_ORCHESTRATOR_MEASURE_H
 #define Q2_ORCHESTRATOR_MEASURE_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <atomic>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,17 +36,33 @@ struct MeasureOptions {
   std::string cwd;
   /// Variables added to (or overriding) the inherited environment.
   std::vector<std::pair<std::string, std::string>> env;
+  /// Poll interval, between kMinPollS and kMaxPollS and at most the wall
+  /// budget (checkPollInterval).
   double pollS = 0.010;
   /// Time between SIGTERM and SIGKILL when the tree has to be stopped.
   double killGraceS = 1.0;
   /// When set and becoming true, the tree is stopped (reason `cancelled`).
   const std::atomic<bool> *cancel = nullptr;
+  /// When set and non-zero at the cancel: the signal that asked for it,
+  /// recorded as `cancelled_by` (e.g. "SIGTERM").
+  const std::atomic<int> *cancelSignal = nullptr;
   /// Where procfs is mounted (tests point it elsewhere to check the
   /// refusal on systems without /proc).
   std::string procRoot = "/proc";
 };
 
+/// Bounds of MeasureOptions::pollS: 1 ms .. 1 s. A longer interval would
+/// let the wall and RSS budgets overrun by that much (--poll-ms 1e9 would
+/// disable them); a shorter one only burns CPU walking /proc.
+inline constexpr double kMinPollS = 0.001;
+inline constexpr double kMaxPollS = 1.0;
+/// Refuses a poll interval outside [kMinPollS, kMaxPollS] or longer than the
+/// wall budget (ignored when the budget is not a positive number). The
+/// message gives the interval in ms.
+llvm::Error checkPollInterval(double PollS, double WallBudgetS);
+
 enum class StopReason { Exit, Signal, WallBudget, RssBudget, Cancelled };
+/// "exit", "signal", "wall_budget", "rss_budget", "cancelled".
 const char *stopReasonName(StopReason R);
 
 struct MeasureRecord {
@@ -70,9 +90,14 @@ struct MeasureRecord {
   double rssBudgetMB = 0;
   /// Descendants still alive after the command itself ended (killed).
   unsigned strayProcsKilled = 0;
+  /// For reason Cancelled: the signal that asked for the cancel ("SIGINT"),
+  /// when known.
+  std::optional<std::string> cancelledBy;
   std::string stdoutFile = "stdout.txt";
   std::string stderrFile = "stderr.txt";
 };
+
+inline constexpr const char *kMeasureSchema = "q2.measure/1";
 
 /// Checks everything that can be checked before creating or starting
 /// anything: argv non-empty, no NUL in any argument or variable, finite
@@ -81,7 +106,7 @@ struct MeasureRecord {
 llvm::Error validateMeasureOptions(const MeasureOptions &Opts);
 
 /// Validates, creates Opts.outDir, runs the command and writes
-/// outDir/record.json atomically. An error before the command started leaves
+/// outDir/record.json atomically (q2::writeFileAtomically). An error before the command started leaves
 /// no directory behind. A command that fails, crashes or is killed is not an
 /// error: it is a record.
 ///
@@ -93,10 +118,15 @@ llvm::Error validateMeasureOptions(const MeasureOptions &Opts);
 /// sweep runs one measure() per thread.
 llvm::Expected<MeasureRecord> measure(const MeasureOptions &Opts);
 
-nlohmann::json toJson(const MeasureRecord &R);
+/// The record as written to record.json (Indent < 0: one line).
+std::string toJSONText(const MeasureRecord &R, int Indent = 2);
+/// Reads a record.json; errors name the file and the key.
+llvm::Expected<MeasureRecord> readMeasureRecord(llvm::StringRef Path);
 
 /// "SIGSEGV" for SIGSEGV etc.; "SIG<n>" for unnamed ones.
 std::string signalName(int Sig);
+/// The inverse of signalName (0 when it names no signal).
+int signalNumber(llvm::StringRef Name);
 
 /// Summed RSS (bytes) and process count of the tree rooted at Pid, as seen
 /// by one /proc walk. Exposed for tests.

@@ -4,9 +4,14 @@
 // runs as budgeted child processes through measure(): Phase A builds the
 // program (q2-qpe), Phase B+C compiles, profiles and runs it (q2-opt). The
 // commands are templates so that the machinery does not depend on the tools.
-// Each point's result is written atomically to
-//   OUT/points/<key>/result.json
+// Each point's result is a typed PointRecord, written atomically to
+//   OUT/points/<key>/result.json   (schema q2.sweep.point/1)
 // when it finishes; a rerun skips points that have one (resume).
+//
+// Concurrency: a sweep over all its points holds OUT/.lock (a second one on
+// the same OUT is refused); every point is run under OUT/points/<key>.lock,
+// so `--only` jobs of one emitted sweep may share OUT, but two processes
+// never run (or delete) the same point.
 //
 // The library never prints: progress goes to an injectable callback, which
 // runSweep() invokes from the calling thread only.
@@ -15,13 +20,16 @@
 #ifndef Q2_ORCHESTRATOR_SWEEP_H
 #define Q2_ORCHESTRATOR_SWEEP_H
 
-#include "llvm/Support/Error.h"
+#include "q2/Orchestrator/Measure.h"
+#include "q2/Profiling/Report.h"
 
-#include <nlohmann/json.hpp>
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <atomic>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,10 +38,19 @@ namespace q2::orch {
 struct Molecule {
   std::string name;
   std::string hamiltonian;
-  /// Number of Pauli terms; 0 = unknown (then learned from a point report
-  /// that has an "n_terms" field, else taken as 1 for the fit).
+  /// Number of Pauli terms; 0 = unknown (then learned from a point's
+  /// report, parameters.n_terms, else taken as 1 for the fit).
   unsigned nTerms = 0;
 };
+
+/// Where q2-profile looks for example data: <dir of Executable>/../share/q2/
+/// examples (CMake copies examples/ there in the build tree and installs it
+/// next to bin/).
+std::string examplesDirFor(llvm::StringRef Executable);
+/// The default molecule of a sweep: "h2" from
+/// ExamplesDir/hamiltonians/h2_0.7414.FCIDUMP (15 Pauli terms). The error
+/// names the file it looked for.
+llvm::Expected<Molecule> defaultMolecule(llvm::StringRef ExamplesDir);
 
 struct GridPoint {
   unsigned nEst = 0, nTrotter = 0;
@@ -47,7 +64,10 @@ llvm::Expected<std::vector<GridPoint>> parseGrid(llvm::StringRef Text);
 struct PointId {
   std::string molecule, mode;
   unsigned nEst = 0, nTrotter = 0;
-  /// File-name safe and unique within a sweep: "h2-fixed-e2-t1".
+  /// File-name safe: "h2-fixed-e2-t1" (characters of the molecule name other
+  /// than letters, digits, '.', '_' and '-' are replaced: '+' by 'p', others
+  /// by '_'). Not injective: validateSweepSpec() refuses a spec whose points
+  /// share a key.
   std::string key() const;
 };
 
@@ -80,19 +100,31 @@ struct SweepSpec {
   /// Memory all running points may use together (admission control);
   /// 0 = pointRssMB * jobs.
   double totalRssMB = 0;
+  /// Poll interval of measure() (see checkPollInterval).
   double pollS = 0.010;
   double killGraceS = 1.0;
   /// Rerun points whose recorded status is "failed" instead of skipping.
   bool retryFailed = false;
-  /// Restrict the sweep to these point keys (empty = all).
+  /// Restrict the sweep to these point keys (empty = all). Such a partial
+  /// sweep does not take OUT/.lock, writes neither sweep.json nor the
+  /// summary, so that the jobs of an emitted sweep can share OUT.
   std::vector<std::string> only;
   /// When it becomes true, running points are stopped (not recorded, so a
   /// rerun redoes them) and no new point starts.
   const std::atomic<bool> *cancel = nullptr;
+  /// The signal behind the cancel, for the phase records (optional).
+  const std::atomic<int> *cancelSignal = nullptr;
 };
 
 /// All points of the spec, in order: molecule, then grid, then mode.
 std::vector<PointId> enumeratePoints(const SweepSpec &Spec);
+
+/// Checks a spec before anything is created: molecules, grid and modes not
+/// empty, modes usable in file names, budgets finite and positive, the poll
+/// interval (checkPollInterval), and that no two points of the full grid
+/// (`only` ignored) share a key: "h2+" and "h2p", or a molecule or grid point
+/// given twice, are refused with an error naming both.
+llvm::Error validateSweepSpec(const SweepSpec &Spec);
 
 /// Least-squares fit of peak RSS (MB) = a + b * x with
 /// x = n_est * n_trotter * n_terms over finished points.
@@ -119,21 +151,71 @@ private:
   bool Fitted = false;
 };
 
-struct PointResult {
-  PointId id;
-  /// "ok", "failed", or "cancelled" (the latter is never written to disk).
-  std::string status;
-  /// Whether this result was loaded from disk instead of being run now.
-  bool skipped = false;
-  nlohmann::json json;
+/// The measure() records of a point's phases (absent: not run).
+struct PointPhases {
+  std::optional<MeasureRecord> a;  ///< Phase A ("A" in JSON)
+  std::optional<MeasureRecord> bc; ///< Phase B+C ("BC")
 };
 
-/// Runs one point: removes a partial OUT/points/<key>/ left by an
-/// interrupted run, runs the phases, writes result.json atomically. Failures
-/// of the point itself are part of the result; an Error means the machinery
-/// could not work (e.g. cannot create directories). NTermsHint (0 = none)
-/// is used when the molecule's n_terms is unknown and the point's report
-/// does not tell (e.g. because the point failed).
+inline constexpr const char *kPointSchema = "q2.sweep.point/1";
+
+/// What a point left: OUT/points/<key>/result.json. Keys in docs/sweeps.md.
+struct PointRecord {
+  std::string schema = kPointSchema;
+  std::string key, molecule, hamiltonian, mode;
+  unsigned nEst = 0, nTrotter = 0;
+  /// Pauli terms (the molecule's, else the report's parameters.n_terms,
+  /// else what the sweep learned); null when unknown.
+  std::optional<unsigned> nTerms;
+  /// n_est * n_trotter * n_terms, when n_terms is known.
+  std::optional<double> x;
+  /// "ok", "failed", or "cancelled" (the latter is never written to disk).
+  std::string status;
+  /// "A" or "BC" for a failed point.
+  std::optional<std::string> failedPhase;
+  /// Why the point ended: "exit" (also for success), "signal",
+  /// "wall_budget", "rss_budget", "cancelled", "refused" (a phase could not
+  /// start), "no_report" (Phase B+C wrote none), "bad_report" (its report
+  /// is not a valid q2.profile/2 report), "error" (the machinery failed).
+  std::string reason = "exit";
+  std::optional<std::string> message;
+  PointPhases phases;
+  /// Sum of the phases' wall times; largest of their peak tree RSS (MB).
+  double wallS = 0, peakRssMB = 0;
+  /// q2-opt's report, for a successful point.
+  std::optional<profiling::ProfileReport> report;
+
+  /// Wall seconds of the compile stages (report->compileSeconds()): the
+  /// sweep's compile_s; nullopt without a report.
+  std::optional<double> compileSeconds() const;
+  /// The record of the failed phase, if any.
+  const MeasureRecord *failedPhaseRecord() const;
+};
+
+/// result.json text (Indent < 0: one line).
+std::string toJSONText(const PointRecord &R, int Indent = 2);
+/// Reads a result.json; errors name the file and the key ("n_est: expected
+/// an integer, got string"); never throws.
+llvm::Expected<PointRecord> readPointRecord(llvm::StringRef Path);
+/// Writes a record atomically (q2::writeFileAtomically).
+llvm::Error writePointRecord(llvm::StringRef Path, const PointRecord &R);
+
+struct PointResult {
+  PointId id;
+  /// Whether this result was loaded from disk instead of being run now.
+  bool skipped = false;
+  /// record.status is "ok", "failed" or "cancelled".
+  PointRecord record;
+  const std::string &status() const { return record.status; }
+};
+
+/// Runs one point under OUT/points/<key>.lock (refused when another process
+/// holds it): removes a partial OUT/points/<key>/ left by an interrupted
+/// run, runs the phases, writes result.json atomically. Failures of the
+/// point itself are part of the result; an Error means the machinery could
+/// not work (e.g. cannot create directories, the point is in use).
+/// NTermsHint (0 = none) is used when the molecule's n_terms is unknown and
+/// the point's report does not tell (e.g. because the point failed).
 llvm::Expected<PointResult> runPoint(const SweepSpec &Spec, const PointId &Id,
                                      unsigned NTermsHint = 0);
 
@@ -157,28 +239,35 @@ struct SweepSummary {
   bool cancelled = false;
 };
 
-/// Writes OUT/sweep.json (the spec), runs or skips every point (up to
-/// Spec.jobs at a time, with admission control), then writes the summary
-/// files (see writeSummary) into OUT.
+/// Validates the spec (validateSweepSpec), takes OUT/.lock unless the
+/// sweep is restricted by `only`, removes temporaries of dead writers from
+/// the point directories it skips, writes OUT/sweep.json (the spec), runs or
+/// skips every point (up to Spec.jobs at a time, with admission control),
+/// then writes the summary files (see writeSummary) into OUT.
 llvm::Expected<SweepSummary> runSweep(const SweepSpec &Spec,
                                       const ProgressCallback &Progress = {});
 
-/// Loads OUT/points/*/result.json of each directory (for `merge`). A point
-/// key present in several directories is an error unless the results agree
-/// in status; the later directory wins then.
-llvm::Expected<std::vector<nlohmann::json>>
+/// The results of a finished sweep, in order, without cancelled points.
+std::vector<PointRecord> resultsOf(const SweepSummary &Summary);
+
+/// Loads OUT/points/*/result.json of each directory (for `merge`), sorted by
+/// molecule, n_est, n_trotter, mode. A point key present in several
+/// directories is an error unless the results agree in status; the later
+/// directory wins then. A malformed result is an error naming its file and
+/// key.
+llvm::Expected<std::vector<PointRecord>>
 loadResults(const std::vector<std::string> &Dirs);
+/// Writes the records as one JSON array (merge's results.json), atomically.
+llvm::Error writeResults(llvm::StringRef Path,
+                         const std::vector<PointRecord> &Results);
 
 /// One row per point result; columns are documented in docs/sweeps.md.
-std::string summaryCsv(const std::vector<nlohmann::json> &Results);
+std::string summaryCsv(const std::vector<PointRecord> &Results);
 /// The same as an aligned text table.
-std::string summaryTable(const std::vector<nlohmann::json> &Results);
+std::string summaryTable(const std::vector<PointRecord> &Results);
 /// Writes DIR/summary.csv and DIR/summary.txt atomically.
 llvm::Error writeSummary(const std::string &Dir,
-                         const std::vector<nlohmann::json> &Results);
-
-/// Finds the first value stored under key Name anywhere in J (depth first).
-const nlohmann::json *findKey(const nlohmann::json &J, const std::string &Name);
+                         const std::vector<PointRecord> &Results);
 
 } // namespace q2::orch
 

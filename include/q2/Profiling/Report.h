@@ -51,6 +51,19 @@ struct CacheRecord {
   std::string status; ///< "hit", "miss" or "corrupt" (then recompiled)
 };
 
+/// How the runtime applied one kind of powered block (quantum.power) in one
+/// call (docs/execution.md).
+struct BlockRecord {
+  int64_t numQubits = 0;   ///< m: qubits besides the common controls
+  int64_t numControls = 0; ///< controls common to every gate of the block
+  int64_t count = 0;       ///< N: repetitions
+  int64_t numGates = 0;    ///< gates recorded
+  int64_t occurrences = 0; ///< blocks of this kind in the call
+  std::string method;      ///< "replay", "slice_replay" or "dense"
+  int64_t reused = 0;      ///< occurrences that took U^k from the cache
+  double seconds = 0;      ///< wall time, all occurrences
+};
+
 /// One coefficient set run in Phase C.
 struct PhaseCSetRecord {
   std::string label;
@@ -60,11 +73,14 @@ struct PhaseCSetRecord {
   double energy = 0;
   StatsRecord callS; ///< seconds per call
   std::vector<double> probabilities;
+  /// The powered blocks of the last call.
+  std::vector<BlockRecord> blocks;
 };
 
 struct PhaseCRecord {
   std::string runtime;
   uint64_t callsPerSet = 0;
+  int64_t threads = 0; ///< threads the runtime's kernels use
   std::vector<PhaseCSetRecord> sets;
   std::optional<std::string> error;
 };

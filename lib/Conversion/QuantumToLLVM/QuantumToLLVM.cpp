@@ -46,6 +46,10 @@ struct RuntimeABI {
       return fn(i32, {ptr});
     if (name == "q2_rt_probs")
       return fn(voidTy, {ptr, i64, ptr});
+    if (name == "q2_rt_block_begin")
+      return fn(voidTy, {i64});
+    if (name == "q2_rt_block_end")
+      return fn(voidTy, {});
     llvm_unreachable("unknown runtime function");
   }
   Type ptr, i64, i32, f64, voidTy;
@@ -560,6 +564,30 @@ struct ProbsLowering : QuantumPattern<ProbsOp> {
   }
 };
 
+/// quantum.power: the body once, between q2_rt_block_begin(count) and
+/// q2_rt_block_end(); the runtime records the body's gates and applies them
+/// count times (docs/execution.md). Qubit handles are stable, so the
+/// results are the values the body yields.
+struct PowerLowering : QuantumPattern<PowerOp> {
+  using QuantumPattern::QuantumPattern;
+  LogicalResult
+  matchAndRewrite(PowerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value count = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                             adaptor.getCount());
+    state->call(rewriter, op, "q2_rt_block_begin", count);
+    Block &body = op.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> results(yield.getQubits());
+    rewriter.inlineBlockBefore(&body, op, op.getQubits());
+    rewriter.eraseOp(yield);
+    state->call(rewriter, op, "q2_rt_block_end", {});
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 /// After scf-to-cf, qubits and registers flow through the arguments of
 /// non-entry blocks; convert those block signatures (the function signature
 /// itself is handled by the upstream signature pattern).
@@ -636,6 +664,6 @@ void q2::populateQuantumToLLVMConversionPatterns(
   auto state = std::make_shared<LoweringState>(ctx);
   patterns.add<AllocLowering, DeallocLowering, ExtractLowering,
                InsertLowering, CustomLowering, PauliRotLowering,
-               MeasureLowering, ProbsLowering, GateTableLowering>(
+               MeasureLowering, ProbsLowering, GateTableLowering, PowerLowering>(
       converter, ctx, state);
 }

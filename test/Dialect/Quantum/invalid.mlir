@@ -421,3 +421,36 @@ func.func @gt_params_rank(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64
   %o = quantum.gate_table %q0 params(%p2 : tensor<1x1xf64>) kinds ["RZ"] records [0, 0, 0, 1, 0, 0, 0] : !quantum.bit
   return
 }
+
+// -----
+
+func.func @power_yield_count(%n: index, %q: !quantum.bit) {
+  // expected-error @+1 {{body yields 0 qubit(s), expected 1}}
+  %r = quantum.power %n qubits(%q) : !quantum.bit {
+  ^bb0(%a: !quantum.bit):
+    quantum.yield
+  }
+  return
+}
+
+// -----
+
+func.func @power_measures(%n: index, %q: !quantum.bit) {
+  %r = quantum.power %n qubits(%q) : !quantum.bit {
+  ^bb0(%a: !quantum.bit):
+    // expected-error @+1 {{cannot be repeated as part of a quantum.power body}}
+    %m, %b = quantum.measure %a : i1, !quantum.bit
+    quantum.yield %b : !quantum.bit
+  }
+  return
+}
+
+// -----
+
+func.func @power_args(%n: index, %q: !quantum.bit) {
+  // expected-error @+1 {{body has 0 argument(s) for 1 qubit(s)}}
+  %r = quantum.power %n qubits(%q) : !quantum.bit {
+    quantum.yield %q : !quantum.bit
+  }
+  return
+}

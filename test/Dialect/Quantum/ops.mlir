@@ -84,3 +84,18 @@ func.func @gate_table(%q0: !quantum.bit, %q1: !quantum.bit, %q2: !quantum.bit, %
   %b = quantum.gate_table %a kinds ["H"] records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
   return %b : !quantum.bit
 }
+
+// -----
+
+// CHECK-LABEL: func.func @power
+// CHECK: %[[R:.*]]:2 = quantum.power %{{.*}} qubits(%{{.*}}, %{{.*}}) : !quantum.bit, !quantum.bit {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: !quantum.bit, %[[B:.*]]: !quantum.bit):
+// CHECK: quantum.yield
+func.func @power(%n: index, %c: !quantum.bit, %q: !quantum.bit, %t: f64) -> (!quantum.bit, !quantum.bit) {
+  %r:2 = quantum.power %n qubits(%c, %q) : !quantum.bit, !quantum.bit {
+  ^bb0(%a: !quantum.bit, %b: !quantum.bit):
+    %o, %oc = quantum.pauli_rot "Z"(%t) %b ctrls(%a) : !quantum.bit ctrls !quantum.bit
+    quantum.yield %oc, %o : !quantum.bit, !quantum.bit
+  }
+  return %r#0, %r#1 : !quantum.bit, !quantum.bit
+}

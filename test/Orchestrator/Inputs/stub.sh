@@ -8,7 +8,12 @@ case "$e,$t" in
   3,3) exit 7;;
   4,10) sleep 30;;
 esac
-# IR grows with the point in the stand-in report, like the real pipeline.
-# Stage records as in docs/profiling-api.md (name, wall_s, ir.bytes).
-printf '{"schema":"q2.profile/1","metadata":{"n_terms":15},"mode":"%s","stages":[{"name":"Input","wall_s":0.5,"ir":{"bytes":%d}},{"name":"Bufferization","wall_s":1.5,"ir":{"bytes":%d}},{"name":"LLVMIR","wall_s":%d,"ir":{"bytes":%d}}]}\n' \
-  "$mode" 1000 $((3000 * e)) $((e * t)) $((9000 * e * t)) > "$out"
+# A valid q2.profile/2 report, written by q2-test-report (bin/, in PATH) with
+# the report library. Stage records as in docs/report.md; IR grows with the
+# point like in the real pipeline. compile_s is the sum over the compile
+# stages only: 2 + e*t (4 for 2x1), not Input (0.5) nor Execute (10).
+exec q2-test-report "$out" "$mode" "$e" "$t" 15 \
+  Input:input:0.5:1000 \
+  Bufferization:compile:2:$((3000 * e)) \
+  LLVMIR:compile:$((e * t)):$((9000 * e * t)) \
+  Execute:run:10

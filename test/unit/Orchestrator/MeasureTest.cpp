@@ -95,6 +95,48 @@ TEST_F(MeasureTest, NormalExitRecordsExitCodeAndOutput) {
     EXPECT_TRUE(J.contains(K)) << K;
   EXPECT_NE(J["limitation"].get<std::string>().find("transient"),
             std::string::npos);
+  EXPECT_FALSE(J.contains("cancelled_by"));
+
+  // The typed reader gives back what measure() returned.
+  auto Back = readMeasureRecord(path("out/record.json"));
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(toJSONText(*Back), toJSONText(*R));
+  EXPECT_EQ(Back->reason, StopReason::Exit);
+  EXPECT_EQ(Back->exitCode, 3);
+  EXPECT_EQ(Back->signal, 0);
+}
+
+TEST_F(MeasureTest, RecordReaderNamesFileAndKey) {
+  ASSERT_TRUE(bool(measure(opts({"crash"}))));
+  auto Seg = readMeasureRecord(path("out/record.json"));
+  ASSERT_TRUE(bool(Seg)) << llvm::toString(Seg.takeError());
+  EXPECT_EQ(Seg->signal, SIGSEGV); // Back from the name.
+  EXPECT_EQ(Seg->signalName, "SIGSEGV");
+  EXPECT_EQ(Seg->exitCode, -1);
+
+  nlohmann::json J = record();
+  J["wall_s"] = "slow";
+  std::ofstream(path("bad.json")) << J.dump();
+  auto Bad = readMeasureRecord(path("bad.json"));
+  ASSERT_FALSE(bool(Bad));
+  std::string Msg = llvm::toString(Bad.takeError());
+  EXPECT_NE(Msg.find(path("bad.json")), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("wall_s: expected a number"), std::string::npos) << Msg;
+
+  J = record();
+  J["reason"] = "bored";
+  std::ofstream(path("bad2.json")) << J.dump();
+  auto Bad2 = readMeasureRecord(path("bad2.json"));
+  ASSERT_FALSE(bool(Bad2));
+  Msg = llvm::toString(Bad2.takeError());
+  EXPECT_NE(Msg.find("reason: unknown value 'bored'"), std::string::npos)
+      << Msg;
+
+  std::ofstream(path("list.json")) << "[]";
+  auto List = readMeasureRecord(path("list.json"));
+  ASSERT_FALSE(bool(List));
+  Msg = llvm::toString(List.takeError());
+  EXPECT_NE(Msg.find(path("list.json")), std::string::npos) << Msg;
 }
 
 TEST_F(MeasureTest, PeakRssSeesAllocationWithinBudget) {
@@ -221,17 +263,48 @@ TEST_F(MeasureTest, EnvAndCwd) {
 
 TEST_F(MeasureTest, CancelStopsTheTree) {
   std::atomic<bool> Cancel{false};
-  MeasureOptions O = opts({"sleep", "60"});
+  std::atomic<int> Signal{0};
+  MeasureOptions O = opts({"tree", path("gpid")});
   O.cancel = &Cancel;
+  O.cancelSignal = &Signal;
   std::thread T([&] {
-    usleep(200000);
+    // Once the grandchild is up, as a signal handler would do it.
+    waitPidFile(path("gpid"));
+    Signal = SIGTERM;
     Cancel = true;
   });
   auto R = measure(O);
   T.join();
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(R->reason, StopReason::Cancelled);
+  ASSERT_TRUE(R->cancelledBy.has_value());
+  EXPECT_EQ(*R->cancelledBy, "SIGTERM");
   EXPECT_LT(R->wallS, 3.0);
+  nlohmann::json J = record();
+  EXPECT_EQ(J["reason"], "cancelled");
+  EXPECT_EQ(J["cancelled_by"], "SIGTERM");
+  int G = waitPidFile(path("gpid"));
+  ASSERT_GT(G, 0);
+  EXPECT_TRUE(gone(G)) << "grandchild " << G << " survived";
+}
+
+TEST_F(MeasureTest, PollIntervalIsBounded) {
+  EXPECT_FALSE(bool(checkPollInterval(0.010, 600)));
+  EXPECT_FALSE(bool(checkPollInterval(kMinPollS, 600)));
+  EXPECT_FALSE(bool(checkPollInterval(kMaxPollS, 600)));
+  EXPECT_FALSE(bool(checkPollInterval(0.2, 0.2)));
+  for (auto [Poll, Wall] : std::vector<std::pair<double, double>>{
+           {1e6, 600}, {1.5, 600}, {0.0005, 600}, {0, 600}, {-1, 600},
+           {NAN, 600}, {INFINITY, 600}, {0.5, 0.3}}) {
+    llvm::Error E = checkPollInterval(Poll, Wall);
+    ASSERT_TRUE(bool(E)) << Poll << " " << Wall;
+    std::string Msg = llvm::toString(std::move(E));
+    EXPECT_NE(Msg.find("poll interval"), std::string::npos) << Msg;
+  }
+  EXPECT_EQ(llvm::toString(checkPollInterval(1e6, 600)),
+            "poll interval must be between 1 and 1000 ms, got 1e+09 ms");
+  EXPECT_EQ(llvm::toString(checkPollInterval(0.5, 0.3)),
+            "poll interval of 500 ms is longer than the wall budget of 0.3 s");
 }
 
 // Every refusal happens before anything is created or started.
@@ -258,6 +331,14 @@ TEST_F(MeasureTest, RefusalsLeaveNoDirectory) {
     Add("rss " + std::to_string(Bad),
         [=](MeasureOptions &O) { O.rssBudgetMB = Bad; });
   }
+  // A poll interval of 1e6 s would disable the wall budget.
+  for (double Bad : {1e6, 1.5, 0.0005, 0.0, NaN, Inf})
+    Add("poll " + std::to_string(Bad),
+        [=](MeasureOptions &O) { O.pollS = Bad; });
+  Add("poll longer than the wall budget", [](MeasureOptions &O) {
+    O.wallBudgetS = 0.2;
+    O.pollS = 0.5;
+  });
   Add("no /proc", [&](MeasureOptions &O) { O.procRoot = path("no-proc"); });
   Add("missing program",
       [](MeasureOptions &O) { O.argv[0] = "q2-no-such-program-xyz"; });

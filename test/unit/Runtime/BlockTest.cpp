@@ -473,6 +473,132 @@ TEST_F(BlockTest, CacheReuseAcrossControlsAndNotAcrossParameters) {
   q2_rt_dealloc(r);
 }
 
+/// Decomposed Pauli rotations control only their RZ: the estimation wire is
+/// then one of the block's qubits, not a common control. The same gates on
+/// the next wire (another qubit set, the same local structure) reuse U and
+/// its powers, and stay exact.
+TEST_F(BlockTest, CacheReuseAcrossQubitSetsWithTheSameLocalShape) {
+  std::mt19937_64 gen(17);
+  const int nSys = 3, nEst = 3, n = nSys + nEst;
+  auto body = randomBlock({0, 1, 2}, {}, 12, gen);
+  q2_rt_set_block_mode(2);
+  VectorXcd psi = randomState(n, gen), want = psi;
+  Q2Register *r = q2_rt_alloc(n);
+  load(r, psi);
+  for (int k = 0; k < nEst; ++k) {
+    auto gates = body;
+    for (size_t i = 0; i < gates.size(); i += 3) // some gates only
+      gates[i].ctrls.push_back(nSys + k);
+    want = power(blockMatrix(gates, n), int64_t(5) << k, want);
+    q2_rt_block_begin(int64_t(5) << k);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+  }
+  EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10);
+  auto st = readStats();
+  ASSERT_EQ(st.size(), size_t(nEst));
+  for (int k = 0; k < nEst; ++k) {
+    EXPECT_EQ(st[k].method, 2);
+    EXPECT_EQ(st[k].num_qubits, nSys + 1);
+    EXPECT_EQ(st[k].num_controls, 0);
+    EXPECT_EQ(st[k].reused, k == 0 ? 0 : 1) << k;
+  }
+  q2_rt_dealloc(r);
+  q2_rt_set_block_mode(1);
+}
+
+/// A decomposed Pauli rotation as the compiler emits it: basis change
+/// (H / RX(pi/2)), a CNOT chain, RZ controlled by the estimation wire, the
+/// chain back, the basis change undone in the same order.
+std::vector<RefGate> decomposedRotation(const std::string &word,
+                                        const std::vector<int> &qubits,
+                                        double theta, int ctrl) {
+  std::vector<RefGate> out;
+  auto basis = [&](bool undo) {
+    for (size_t i = 0; i < word.size(); ++i) {
+      RefGate g;
+      g.targets = {qubits[i]};
+      if (word[i] == 'X')
+        g.gate = Q2_GATE_H;
+      else if (word[i] == 'Y') {
+        g.gate = Q2_GATE_RX;
+        g.param = undo ? -M_PI / 2 : M_PI / 2;
+      } else
+        continue;
+      out.push_back(g);
+    }
+  };
+  auto cnot = [&](int a, int b) {
+    RefGate g;
+    g.gate = Q2_GATE_X;
+    g.targets = {b};
+    g.ctrls = {a};
+    out.push_back(g);
+  };
+  basis(false);
+  for (size_t k = 0; k + 1 < qubits.size(); ++k)
+    cnot(qubits[k], qubits[k + 1]);
+  RefGate rz;
+  rz.gate = Q2_GATE_RZ;
+  rz.param = theta;
+  rz.targets = {qubits.back()};
+  rz.ctrls = {ctrl};
+  out.push_back(rz);
+  for (size_t k = qubits.size() - 1; k-- > 0;)
+    cnot(qubits[k], qubits[k + 1]);
+  basis(true);
+  return out;
+}
+
+/// Only the RZs carry the estimation wire as a control, yet the block is
+/// the identity where the wire is 0: the runtime finds that (the other
+/// gates cancel), builds U on the system qubits only (m = 4, + 1 control)
+/// and stays exact; with one gate that does not cancel it must not.
+TEST_F(BlockTest, ControlOfADecomposedBlockIsFound) {
+  const int nSys = 4, nEst = 2, n = nSys + nEst;
+  std::mt19937_64 gen(23);
+  std::uniform_real_distribution<double> ang(-1.5, 1.5);
+  auto block = [&](int wire) {
+    std::vector<RefGate> gates;
+    for (const char *w : {"XXYY", "XYYX", "ZZ", "YZ", "Z"}) {
+      std::vector<int> q;
+      for (int i = 0; i < int(std::strlen(w)); ++i)
+        q.push_back(i);
+      auto r = decomposedRotation(w, q, ang(gen), wire);
+      gates.insert(gates.end(), r.begin(), r.end());
+    }
+    return gates;
+  };
+  q2_rt_set_block_mode(2);
+  for (bool spoil : {false, true}) {
+    VectorXcd psi = randomState(n, gen), want = psi;
+    Q2Register *r = q2_rt_alloc(n);
+    load(r, psi);
+    q2_rt_reset_block_stats();
+    auto gates = block(nSys);
+    if (spoil) { // an H that nothing undoes
+      RefGate h;
+      h.gate = Q2_GATE_H;
+      h.targets = {1};
+      gates.insert(gates.begin() + 3, h);
+    }
+    want = power(blockMatrix(gates, n), 7, want);
+    q2_rt_block_begin(7);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10) << spoil;
+    auto st = readStats();
+    ASSERT_EQ(st.size(), 1u);
+    EXPECT_EQ(st[0].num_controls, spoil ? 0 : 1) << spoil;
+    EXPECT_EQ(st[0].num_qubits, spoil ? nSys + 1 : nSys) << spoil;
+    q2_rt_dealloc(r);
+  }
+  q2_rt_set_block_mode(1);
+}
+
 /// A memory limit below 3 matrices refuses dense even in mode 2.
 TEST_F(BlockTest, MemoryLimitRefusesDense) {
   std::mt19937_64 gen(8);

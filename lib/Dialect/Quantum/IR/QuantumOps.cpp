@@ -3,7 +3,10 @@
 #include "q2/Dialect/Quantum/IR/GateTable.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
@@ -319,6 +322,136 @@ LogicalResult ProbsOp::verify() {
     return emitOpError("expects a 1-D shape of ")
            << expected << " elements (2^" << n << "), got " << shaped;
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PowerOp
+//===----------------------------------------------------------------------===//
+
+void PowerOp::build(OpBuilder &b, OperationState &state, Value count,
+                    ValueRange qubits) {
+  state.addOperands(count);
+  state.addOperands(qubits);
+  state.addTypes(qubits.getTypes());
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  for (Value q : qubits)
+    block->addArgument(q.getType(), q.getLoc());
+  body->push_back(block);
+}
+
+// %out:2 = quantum.power %n qubits(%a, %b) : !quantum.bit, !quantum.bit {
+// ^bb0(%x: !quantum.bit, %y: !quantum.bit): ... quantum.yield %x, %y : ... }
+ParseResult PowerOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand count;
+  SmallVector<OpAsmParser::UnresolvedOperand> qubits;
+  SmallVector<Type> types;
+  if (parser.parseOperand(count) || parser.parseKeyword("qubits") ||
+      parser.parseOperandList(qubits, OpAsmParser::Delimiter::Paren) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  if (!qubits.empty() &&
+      (parser.parseColon() || parser.parseTypeList(types)))
+    return failure();
+  if (types.size() != qubits.size())
+    return parser.emitError(parser.getCurrentLocation(), "expected ")
+           << qubits.size() << " qubit types, got " << types.size();
+  if (parser.resolveOperand(count, parser.getBuilder().getIndexType(),
+                            result.operands) ||
+      parser.resolveOperands(qubits, types, parser.getCurrentLocation(),
+                             result.operands))
+    return failure();
+  result.addTypes(types);
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body))
+    return failure();
+  PowerOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void PowerOp::print(OpAsmPrinter &p) {
+  p << ' ' << getCount() << " qubits(" << getQubits() << ")";
+  p.printOptionalAttrDict((*this)->getAttrs());
+  if (!getQubits().empty())
+    p << " : " << getQubits().getTypes();
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/true,
+                /*printBlockTerminators=*/true);
+}
+
+LogicalResult PowerOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getQubits().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " argument(s) for "
+           << getQubits().size() << " qubit(s)";
+  for (auto [arg, q] : llvm::zip(body.getArguments(), getQubits()))
+    if (arg.getType() != q.getType())
+      return emitOpError("body argument types must be the qubits' types");
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getQubits().size() != getQubits().size())
+    return emitOpError("body yields ")
+           << yield.getQubits().size() << " qubit(s), expected "
+           << getQubits().size();
+  // Recorded, not executed, by the runtime: only gates and side-effect-free
+  // ops (angle arithmetic, nested powers) belong in the body. Calls are the
+  // gate chunks quantum-outline-chunks makes; the runtime refuses anything
+  // but gates while it records, so a callee cannot break this at run time.
+  WalkResult r = body.walk([&](Operation *op) {
+    if (isa<YieldOp, PowerOp, GateTableOp>(op) || isa<QuantumGate>(op) ||
+        isa<CallOpInterface>(op) || isMemoryEffectFree(op))
+      return WalkResult::advance();
+    // Reading the coefficient/angle buffers after bufferization is allowed.
+    if (auto mem = dyn_cast<MemoryEffectOpInterface>(op))
+      if (mem.onlyHasEffect<MemoryEffects::Read>())
+        return WalkResult::advance();
+    op->emitOpError("cannot be repeated as part of a quantum.power body "
+                    "(only gates and side-effect-free operations can)");
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
+LogicalResult YieldOp::verify() {
+  auto power = cast<PowerOp>((*this)->getParentOp());
+  if (getQubits().getTypes() != power.getResultTypes())
+    return emitOpError("yields types that are not the quantum.power's results");
+  return success();
+}
+
+namespace {
+/// count = 0: the identity; the block is dropped.
+struct ErasePowerZero : OpRewritePattern<PowerOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PowerOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!matchPattern(op.getCount(), m_Zero()))
+      return failure();
+    rewriter.replaceOp(op, op.getQubits());
+    return success();
+  }
+};
+/// count = 1: the block once, inline.
+struct InlinePowerOne : OpRewritePattern<PowerOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PowerOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!matchPattern(op.getCount(), m_One()))
+      return failure();
+    Block &body = op.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> results(yield.getQubits());
+    rewriter.inlineBlockBefore(&body, op, op.getQubits());
+    rewriter.eraseOp(yield);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+} // namespace
+
+void PowerOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *ctx) {
+  results.add<ErasePowerZero, InlinePowerOne>(ctx);
 }
 
 /// `[3]` or `[%i]`: a static index or an i64 operand.

@@ -5,6 +5,7 @@
 include "q2/Dialect/Quantum/IR/QuantumDialect.td"
 include "q2/Dialect/Quantum/IR/QuantumAttrs.td"
 include "q2/Dialect/Quantum/IR/QuantumInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 
@@ -196,6 +197,61 @@ def Quantum_GateTableOp : Quantum_Op<"gate_table",
     /// The `kinds` entry for Pauli rotations.
     static constexpr llvm::StringLiteral kPauliRot = "pauli_rot";
   }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Powered blocks
+//===----------------------------------------------------------------------===//
+
+def Quantum_PowerOp : Quantum_Op<"power",
+    [SingleBlockImplicitTerminator<"::q2::quantum::YieldOp">,
+     RecursiveMemoryEffects]> {
+  let summary = "apply a block of gates `count` times, as a unitary power";
+  let description = [{
+    The body is a loop-invariant block of gates on the qubits it receives;
+    the op applies it `count` times (0: identity) to `qubits` and yields the
+    resulting qubits. It is what `quantum-power-loops` makes of an `scf.for`
+    that repeats the same gates (power=repeat QPE: 2^k * n_trotter Trotter
+    steps on estimation wire k). It lowers to one execution of the body
+    between `q2_rt_block_begin(count)` and `q2_rt_block_end()`: the runtime
+    records the body's gates and applies them `count` times, as a dense
+    unitary raised to the power by repeated squaring (reusing U^(2^j) across
+    blocks with the same gates) or by replay, as its cost model decides
+    (docs/execution.md).
+    ```mlir
+    %out:2 = quantum.power %n qubits(%c, %q) : !quantum.bit, !quantum.bit {
+    ^bb0(%a: !quantum.bit, %b: !quantum.bit):
+      %b1, %a1 = quantum.pauli_rot "Z"(%theta) %b ctrls(%a) : !quantum.bit ctrls !quantum.bit
+      quantum.yield %a1, %b1 : !quantum.bit, !quantum.bit
+    }
+    ```
+    The body may hold gates, gate tables, side-effect-free ops (the angle
+    arithmetic) and calls (the chunks `quantum-outline-chunks` makes of a
+    long body); no allocation, measurement or probabilities. The runtime
+    refuses those while it records, so a callee cannot break the rule.
+  }];
+  let arguments = (ins Index:$count, Variadic<Quantum_BitType>:$qubits);
+  let results = (outs Variadic<Quantum_BitType>:$out_qubits);
+  let regions = (region SizedRegion<1>:$body);
+  // The results have the qubits' types; the body's arguments are printed.
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // An empty body block with one argument per qubit (the caller fills it
+    // and ends it with quantum.yield).
+    OpBuilder<(ins "::mlir::Value":$count, "::mlir::ValueRange":$qubits)>
+  ];
+}
+
+def Quantum_YieldOp : Quantum_Op<"yield",
+    [Pure, Terminator, ReturnLike, HasParent<"::q2::quantum::PowerOp">]> {
+  let summary = "the qubits a quantum.power body hands back";
+  let arguments = (ins Variadic<Quantum_BitType>:$qubits);
+  let assemblyFormat = "($qubits^ `:` type($qubits))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* no qubits */ }]>];
   let hasVerifier = 1;
 }
 

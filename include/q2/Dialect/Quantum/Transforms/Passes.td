@@ -117,6 +117,28 @@ def QuantumOutlineChunks : Pass<"quantum-outline-chunks", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def QuantumPowerLoops : Pass<"quantum-power-loops"> {
+  let summary = "Turn loops that repeat the same gates into quantum.power";
+  let description = [{
+    An `scf.for` whose induction variable is unused, whose iteration
+    arguments are all qubits and whose body holds only gates, nested
+    `quantum.power` ops and side-effect-free operations applies the same
+    unitary in every iteration: it becomes `quantum.power` with the trip
+    count, max(0, ceildiv(ub - lb, step)). Innermost loops first, so a loop
+    around a powered loop is powered too. In a QPE program with
+    power=repeat, estimation wire k's 2^k * n_trotter Trotter steps become
+    one block that the runtime raises to the power instead of replaying it
+    (docs/execution.md). Loops that use their induction variable (the
+    inverse QFT, the loop over estimation wires) are left alone.
+  }];
+  let options = [
+    Option<"minGates", "min-gates", "unsigned", "1",
+           "Leave loops whose body has fewer gates alone">
+  ];
+  let dependentDialects = ["::q2::quantum::QuantumDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def ScalarizeElementwiseExtract : Pass<"q2-scalarize-elementwise-extract"> {
   let summary = "Compute extracted elements of elementwise linalg ops as scalars";
   let description = [{
