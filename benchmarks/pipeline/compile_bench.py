@@ -2,12 +2,28 @@
 """Compile-time and memory benchmark of the six-stage pipeline.
 
 Everything is measured in one run on this machine and printed with the
-target next to it: medians of >= 5 runs, peak RSS of each child from wait4.
+target next to it: best and median of >= 5 runs of the whole process, peak
+RSS of each child from wait4.
 
   python3 benchmarks/pipeline/compile_bench.py [--build build] [--runs 5]
+          [--out DIR] [--skip-legacy]
+
+Sections:
+  1. Hamiltonian size (dynamic, n_est 8, n_trotter 10, order 2, whole
+     `q2-opt --qpe-pipeline`): H2, H3O+, LiH 4e6o, H6 chain, decomposed and
+     native, with the ratio to H2 of the same run; the --unroll stress case.
+  2. Scaling: every bundled molecule plus synthetic FCIDUMPs above 1000
+     terms (q2-random-fcidump); total time and peak RSS (best of --runs),
+     per-stage time and peak from one --profile-stages report each; writes
+     DIR/scaling.{csv,md,png} (default DIR: BUILD/bench/compile).
+  3. The plugin path: q2-qpe-pipeline inside stock mlir-opt-22.
+  4. The earlier targets (rolled loops, stock tools, IR growth).
 """
 import argparse
+import csv
+import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -19,8 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 HAM = os.path.join(ROOT, "examples", "hamiltonians")
 LLVM_BIN = "/usr/lib/llvm-22/bin"
-
-
+STAGES = ["HLOLowering", "QuantumLowering", "Bufferization", "LLVMDialect",
+          "LLVMIR", "ObjectCode"]
 def run(cmd):
     """Runs cmd; returns (wall seconds, peak RSS MB of the child)."""
     t0 = time.perf_counter()
@@ -34,7 +50,8 @@ def run(cmd):
     return wall, ru.ru_maxrss / 1024.0
 
 
-def median_of(cmds_fn, runs):
+def stats_of(cmds_fn, runs):
+    """(best, median, max peak RSS MB) of `runs` runs of the commands."""
     walls, rss = [], []
     for _ in range(runs):
         w, r = 0.0, 0.0
@@ -44,11 +61,77 @@ def median_of(cmds_fn, runs):
             r = max(r, cr)
         walls.append(w)
         rss.append(r)
-    return statistics.median(walls), max(rss)
+    return min(walls), statistics.median(walls), max(rss)
+
+
+def median_of(cmds_fn, runs):
+    _, med, rss = stats_of(cmds_fn, runs)
+    return med, rss
 
 
 def verdict(ok):
     return "PASS" if ok else "FAIL"
+
+
+def info_terms(q2qpe, fcidump):
+    out = subprocess.run([q2qpe, fcidump, "--info"], check=True,
+                         capture_output=True, text=True).stdout
+    m = re.search(r"Pauli terms\s+(\d+)", out)
+    q = re.search(r"qubits\s+(\d+)", out)
+    return int(m.group(1)), int(q.group(1))
+
+
+def stage_profile(q2opt, prog, tmp, *flags):
+    """Per-stage wall s and peak RSS MB from one --profile-stages report."""
+    rep = os.path.join(tmp, "stages.json")
+    if os.path.exists(rep):
+        os.remove(rep)
+    subprocess.run([q2opt, "--qpe-pipeline", "--profile-stages", "--run", "0",
+                    prog, "--report", rep, "-o", os.path.join(tmp, "p.o"),
+                    *flags], check=True, capture_output=True)
+    with open(rep) as f:
+        r = json.load(f)
+    out = {}
+    for st in r["phase_b"]["stages"]:
+        for name in STAGES:
+            if st["name"].endswith(name):
+                out[name] = (st["wall_s"], st["peak_rss_bytes"] / 2**20)
+    return out
+
+
+def plot(rows, png):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"(matplotlib missing: {png} not drawn)")
+        return
+    rows = sorted(rows, key=lambda r: r["terms"])
+    terms = [r["terms"] for r in rows]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    bottom = [0.0] * len(rows)
+    for name in STAGES:
+        vals = [r[f"{name}_s"] for r in rows]
+        ax1.bar([str(t) for t in terms], vals, bottom=bottom, label=name)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax1.plot([str(t) for t in terms], [r["best_s"] for r in rows], "k.-",
+             label="whole process (best)")
+    ax1.set_xlabel("Pauli terms")
+    ax1.set_ylabel("seconds")
+    ax1.set_title("compile time per stage (decomposed)")
+    ax1.legend(fontsize=7)
+    for name in STAGES:
+        ax2.plot(terms, [r[f"{name}_peak_mb"] for r in rows], ".-", label=name)
+    ax2.plot(terms, [r["peak_rss_mb"] for r in rows], "k.-", label="process peak")
+    ax2.set_xlabel("Pauli terms")
+    ax2.set_ylabel("peak RSS, MB")
+    ax2.set_title("peak RSS per stage")
+    ax2.legend(fontsize=7)
+    fig.suptitle("q2-opt --qpe-pipeline, dynamic, n_est 8, n_trotter 10, order 2")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
 
 
 def main():
@@ -56,17 +139,30 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--out", help="where the scaling table and plot go "
+                    "(default BUILD/bench/compile)")
+    ap.add_argument("--skip-legacy", action="store_true",
+                    help="skip section 4 (the earlier targets)")
     args = ap.parse_args()
     if args.runs < 5:
         sys.exit("compile_bench: --runs must be >= 5")
     bin_dir = os.path.join(args.build, "bin")
     q2qpe, q2opt = os.path.join(bin_dir, "q2-qpe"), os.path.join(bin_dir, "q2-opt")
+    randfci = os.path.join(bin_dir, "q2-random-fcidump")
     plugin = os.path.join(args.build, "lib", "Q2Plugin.so")
-    for f in (q2qpe, q2opt, plugin):
+    for f in (q2qpe, q2opt, plugin, randfci):
         if not os.path.exists(f):
             sys.exit(f"compile_bench: {f} not found (build first)")
+    out_dir = args.out or os.path.join(args.build, "bench", "compile")
+    os.makedirs(out_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="q2-bench-")
     ok_all = True
+
+    def check(ok):
+        nonlocal ok_all
+        ok_all &= ok
+        return verdict(ok)
+
     try:
         def program(ham, n_est, n_trot, *extra):
             out = os.path.join(tmp, f"{ham}_{n_est}_{n_trot}{'_'.join(extra)}.mlir")
@@ -75,81 +171,197 @@ def main():
                             str(n_trot), *extra, "-o", out], check=True)
             return out
 
+        def chem(fcidump, *extra):
+            """The issue's parameters: dynamic, n_est 8, n_trotter 10, order 2."""
+            out = os.path.join(tmp, os.path.basename(fcidump) + ".mlir")
+            subprocess.run([q2qpe, fcidump, "--mode", "dynamic", "--n-est", "8",
+                            "--n-trotter", "10", "--order", "2", *extra, "-o",
+                            out], check=True)
+            return out
+
         def q2(prog, *flags):
             return lambda: [[q2opt, "--qpe-pipeline", prog, "-o",
                              os.path.join(tmp, "out.o"), *flags]]
 
-        print(f"q2-opt compile benchmark: medians of {args.runs} runs, "
-              f"peak RSS = max over runs (wait4)\n")
-        h2 = program("h2_0.7414", 8, 10)
-        w, r = median_of(q2(h2), args.runs)
-        ok = w < 0.5 and r < 200
-        ok_all &= ok
-        print(f"H2 dynamic n_est=8 n_trotter=10 rolled, six stages: {w:.3f} s, "
-              f"{r:.0f} MB  (target < 0.5 s, < 200 MB; Catalyst baseline 306 s / "
-              f"21 GB, its fix 25 s / 1.2 GB)  {verdict(ok)}")
+        # --- 1. Hamiltonian size --------------------------------------------
+        print(f"1. Hamiltonian size: dynamic, n_est 8, n_trotter 10, order 2, "
+              f"whole q2-opt --qpe-pipeline process; best / median of "
+              f"{args.runs}, peak RSS = max over runs (wait4)\n")
+        print(f"{'molecule':<22}{'terms':>6}  {'mode':<10}{'best s':>8}"
+              f"{'median s':>10}{'RSS MB':>8}{'x H2':>7}  target")
+        targets = {  # (molecule, native): (seconds, MB or None)
+            ("h2_0.7414", False): (0.1, None),
+            ("h3o+_4e4o", False): (1.0, None),
+            ("lih_4e6o", False): (2.0, None),
+            ("h6_chain_6e6o", False): (3.0, 250),
+            ("h6_chain_6e6o", True): (1.0, 250),
+        }
+        h2_best = {}
+        for mol in ("h2_0.7414", "h3o+_4e4o", "lih_4e6o", "h6_chain_6e6o"):
+            fci = os.path.join(HAM, mol + ".FCIDUMP")
+            terms, _ = info_terms(q2qpe, fci)
+            prog = chem(fci)
+            for native in (False, True):
+                flags = ["--keep-native-pauli"] if native else []
+                best, med, rss = stats_of(q2(prog, *flags), args.runs)
+                h2_best.setdefault(native, best)
+                tgt = targets.get((mol, native))
+                mark = ""
+                if tgt:
+                    ok = best <= tgt[0] and (tgt[1] is None or rss <= tgt[1])
+                    mark = (f"<= {tgt[0]} s" + (f", <= {tgt[1]} MB" if tgt[1] else "")
+                            + f"  {check(ok)}")
+                print(f"{mol:<22}{terms:>6}  {'native' if native else 'decomposed':<10}"
+                      f"{best:>8.3f}{med:>10.3f}{rss:>8.0f}{best / h2_best[native]:>7.1f}  {mark}")
+        stress = program("h2_0.7414", 6, 10, "--unroll", "--mode", "fixed")
+        best, med, rss = stats_of(q2(stress), args.runs)
+        print(f"{'H2 --unroll stress':<22}{'':>6}  {'fixed':<10}{best:>8.3f}{med:>10.3f}"
+              f"{rss:>8.0f}{best / h2_best[False]:>7.1f}  <= 2.0 s  {check(best <= 2.0)}")
+        print("   (stress: q2-qpe H2 --mode fixed --n-est 6 --n-trotter 10 --unroll)")
 
-        h3o = program("h3o+_4e4o", 8, 10)
-        for label, flags in (("native Pauli", ["--keep-native-pauli"]),
-                             ("decomposed Pauli", [])):
-            w, r = median_of(q2(h3o, *flags), args.runs)
-            ok = w < 1.5
-            if flags:
-                ok_all &= ok
-            print(f"H3O+ (4e,4o) same parameters, {label}: {w:.3f} s, {r:.0f} MB"
-                  f"  (target < 1.5 s)  {verdict(ok)}")
+        # --- 2. Scaling -----------------------------------------------------
+        print(f"\n2. Scaling in the number of Pauli terms (decomposed; whole process "
+              f"best of {args.runs}; per stage from one --profile-stages report)\n")
+        inputs = [os.path.join(HAM, f) for f in sorted(os.listdir(HAM))
+                  if f.endswith(".FCIDUMP")]
+        for norb, nelec, seed in ((6, 6, 1), (7, 6, 2)):
+            f = os.path.join(tmp, f"random_{norb}o{nelec}e.FCIDUMP")
+            subprocess.run([randfci, str(norb), str(nelec), str(seed), "-o", f],
+                           check=True)
+            inputs.append(f)
+        rows = []
+        for fci in inputs:
+            terms, qubits = info_terms(q2qpe, fci)
+            prog = chem(fci)
+            best, med, rss = stats_of(q2(prog), args.runs)
+            per = stage_profile(q2opt, prog, tmp)
+            row = {"input": os.path.basename(fci).replace(".FCIDUMP", ""),
+                   "qubits": qubits, "terms": terms, "best_s": best,
+                   "median_s": med, "peak_rss_mb": rss}
+            for name in STAGES:
+                w, pk = per.get(name, (0.0, 0.0))
+                row[f"{name}_s"] = w
+                row[f"{name}_peak_mb"] = pk
+            rows.append(row)
+        rows.sort(key=lambda r: r["terms"])
+        header = ("| input | qubits | terms | best s | ms/term | peak MB | "
+                  + " | ".join(f"{n} s" for n in STAGES) + " |")
+        lines = [header, "|" + "---|" * (6 + len(STAGES))]
+        for r in rows:
+            lines.append(f"| {r['input']} | {r['qubits']} | {r['terms']} | "
+                         f"{r['best_s']:.3f} | {1e3 * r['best_s'] / r['terms']:.2f} | "
+                         f"{r['peak_rss_mb']:.0f} | "
+                         + " | ".join(f"{r[n + '_s']:.3f}" for n in STAGES) + " |")
+        table = "\n".join(lines)
+        print(table)
+        big = [r for r in rows if r["terms"] >= 185]
+        per_term = [r["best_s"] / r["terms"] for r in big]
+        spread = max(per_term) / min(per_term)
+        print(f"\ntime per term from {big[0]['terms']} to {big[-1]['terms']} terms: "
+              f"{1e3 * min(per_term):.2f}-{1e3 * max(per_term):.2f} ms, "
+              f"max/min = {spread:.2f}  (target <= 2)  {check(spread <= 2.0)}")
+        with open(os.path.join(out_dir, "scaling.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+        with open(os.path.join(out_dir, "scaling.md"), "w") as f:
+            f.write(table + "\n")
+        print(f"wrote {out_dir}/scaling.csv, scaling.md")
+        plot(rows, os.path.join(out_dir, "scaling.png"))
 
-        small, big = program("h2_0.7414", 2, 1), program("h2_0.7414", 10, 20)
-        ws, _ = median_of(q2(small), args.runs)
-        wb, _ = median_of(q2(big), args.runs)
-        ok = wb / ws <= 1.3
-        ok_all &= ok
-        print(f"rolled (10,20) over (2,1): {wb:.3f} s / {ws:.3f} s = "
-              f"{wb / ws:.2f}  (target <= 1.3)  {verdict(ok)}")
+        # --- 3. Plugin path -------------------------------------------------
+        print(f"\n3. The plugin path: q2-qpe-pipeline in stock mlir-opt-22 vs q2-opt, "
+              f"H6 chain, best of {args.runs}\n")
+        h6 = chem(os.path.join(HAM, "h6_chain_6e6o.FCIDUMP"))
+        for native in (False, True):
+            opt = "keep-native-pauli " if native else ""
 
-        # The same stages through the stock tools, through text files.
-        stages = ["q2-hlo-lowering", "q2-quantum-lowering", "q2-bufferization",
-                  "q2-llvm-dialect"]
+            def stock_plugin():
+                return [[os.path.join(LLVM_BIN, "mlir-opt"),
+                         f"--load-dialect-plugin={plugin}",
+                         f"--load-pass-plugin={plugin}",
+                         f"--pass-pipeline=builtin.module(q2-qpe-pipeline{{{opt}"
+                         f"output={os.path.join(tmp, 'plug.o')}}})", h6, "-o",
+                         os.devnull]]
+            bp, _, rp = stats_of(stock_plugin, args.runs)
+            bq, _, rq = stats_of(q2(h6, *(["--keep-native-pauli"] if native else [])),
+                                 args.runs)
+            print(f"{'native' if native else 'decomposed':<10} mlir-opt-22 + plugin "
+                  f"{bp:.3f} s {rp:.0f} MB, q2-opt {bq:.3f} s {rq:.0f} MB, "
+                  f"ratio {bp / bq:.2f}")
 
-        def stock():
-            cmds, prev = [], h2
-            for i, st in enumerate(stages, 1):
-                nxt = os.path.join(tmp, f"stock{i}.mlir")
-                cmds.append([os.path.join(LLVM_BIN, "mlir-opt"),
-                             f"--load-dialect-plugin={plugin}",
-                             f"--load-pass-plugin={plugin}",
-                             f"--pass-pipeline=builtin.module({st})", prev, "-o", nxt])
-                prev = nxt
-            ll = os.path.join(tmp, "stock.ll")
-            cmds.append([os.path.join(LLVM_BIN, "mlir-translate"), "--mlir-to-llvmir",
-                         prev, "-o", ll])
-            opt_ll = os.path.join(tmp, "stock.opt.ll")
-            cmds.append([os.path.join(LLVM_BIN, "opt"), "-O2", "-S", ll, "-o", opt_ll])
-            cmds.append([os.path.join(LLVM_BIN, "llc"), "-O2", "-filetype=obj",
-                         "-relocation-model=pic", opt_ll, "-o",
-                         os.path.join(tmp, "stock.o")])
-            return cmds
+        # --- 4. Earlier targets ---------------------------------------------
+        if not args.skip_legacy:
+            print("\n4. Earlier targets\n")
+            h2 = program("h2_0.7414", 8, 10)
+            w, r = median_of(q2(h2), args.runs)
+            ok = w < 0.5 and r < 200
+            ok_all &= ok
+            print(f"H2 dynamic n_est=8 n_trotter=10 rolled, six stages: {w:.3f} s, "
+                  f"{r:.0f} MB  (target < 0.5 s, < 200 MB; Catalyst baseline 306 s / "
+                  f"21 GB, its fix 25 s / 1.2 GB)  {verdict(ok)}")
 
-        wq, _ = median_of(q2(h2), args.runs)
-        wst, _ = median_of(stock, args.runs)
-        ok = wq / wst <= 0.6
-        ok_all &= ok
-        print(f"H2 end to end: q2-opt {wq:.3f} s vs stock mlir-opt-22 x4 + "
-              f"mlir-translate-22 + opt-22 + llc-22 {wst:.3f} s = {wq / wst:.2f}x"
-              f"  (target <= 0.6x)  {verdict(ok)}")
+            h3o = program("h3o+_4e4o", 8, 10)
+            for label, flags in (("native Pauli", ["--keep-native-pauli"]),
+                                 ("decomposed Pauli", [])):
+                w, r = median_of(q2(h3o, *flags), args.runs)
+                ok = w < 1.5
+                if flags:
+                    ok_all &= ok
+                print(f"H3O+ (4e,4o) same parameters, {label}: {w:.3f} s, {r:.0f} MB"
+                      f"  (target < 1.5 s)  {verdict(ok)}")
 
-        print("\nIR growth, unrolled (--unroll --power repeat), H2, n_trotter=1, "
-              "bytes per stage:")
-        print(f"{'n_est':>5} " + " ".join(f"{s:>14}" for s in
-              ["0_Input", "1_HLO", "2_Quantum", "3_Buffer", "4_LLVMDialect",
-               "5_LLVMIR", "6_Object"]) + f" {'compile s':>10}")
-        for n_est in (1, 2, 3, 4, 5, 6):
-            prog = program("h2_0.7414", n_est, 1, "--unroll", "--power", "repeat")
-            irdir = os.path.join(tmp, f"ir{n_est}")
-            w, _ = run([q2opt, "--qpe-pipeline", prog, "-o",
-                        os.path.join(tmp, "u.o"), "--ir-dir", irdir])
-            sizes = [os.path.getsize(os.path.join(irdir, f)) for f in sorted(os.listdir(irdir))]
-            print(f"{n_est:>5} " + " ".join(f"{s:>14}" for s in sizes) + f" {w:>10.3f}")
+            small, big = program("h2_0.7414", 2, 1), program("h2_0.7414", 10, 20)
+            ws, _ = median_of(q2(small), args.runs)
+            wb, _ = median_of(q2(big), args.runs)
+            ok = wb / ws <= 1.3
+            ok_all &= ok
+            print(f"rolled (10,20) over (2,1): {wb:.3f} s / {ws:.3f} s = "
+                  f"{wb / ws:.2f}  (target <= 1.3)  {verdict(ok)}")
+
+            # The same stages through the stock tools, through text files.
+            stages = ["q2-hlo-lowering", "q2-quantum-lowering", "q2-bufferization",
+                      "q2-llvm-dialect"]
+
+            def stock():
+                cmds, prev = [], h2
+                for i, st in enumerate(stages, 1):
+                    nxt = os.path.join(tmp, f"stock{i}.mlir")
+                    cmds.append([os.path.join(LLVM_BIN, "mlir-opt"),
+                                 f"--load-dialect-plugin={plugin}",
+                                 f"--load-pass-plugin={plugin}",
+                                 f"--pass-pipeline=builtin.module({st})", prev, "-o", nxt])
+                    prev = nxt
+                ll = os.path.join(tmp, "stock.ll")
+                cmds.append([os.path.join(LLVM_BIN, "mlir-translate"), "--mlir-to-llvmir",
+                             prev, "-o", ll])
+                opt_ll = os.path.join(tmp, "stock.opt.ll")
+                cmds.append([os.path.join(LLVM_BIN, "opt"), "-O2", "-S", ll, "-o", opt_ll])
+                cmds.append([os.path.join(LLVM_BIN, "llc"), "-O2", "-filetype=obj",
+                             "-relocation-model=pic", opt_ll, "-o",
+                             os.path.join(tmp, "stock.o")])
+                return cmds
+
+            wq, _ = median_of(q2(h2), args.runs)
+            wst, _ = median_of(stock, args.runs)
+            ok = wq / wst <= 0.6
+            ok_all &= ok
+            print(f"H2 end to end: q2-opt {wq:.3f} s vs stock mlir-opt-22 x4 + "
+                  f"mlir-translate-22 + opt-22 + llc-22 {wst:.3f} s = {wq / wst:.2f}x"
+                  f"  (target <= 0.6x)  {verdict(ok)}")
+
+            print("\nIR growth, unrolled (--unroll --power repeat), H2, n_trotter=1, "
+                  "bytes per stage:")
+            print(f"{'n_est':>5} " + " ".join(f"{s:>14}" for s in
+                  ["0_Input", "1_HLO", "2_Quantum", "3_Buffer", "4_LLVMDialect",
+                   "5_LLVMIR", "6_Object"]) + f" {'compile s':>10}")
+            for n_est in (1, 2, 3, 4, 5, 6):
+                prog = program("h2_0.7414", n_est, 1, "--unroll", "--power", "repeat")
+                irdir = os.path.join(tmp, f"ir{n_est}")
+                w, _ = run([q2opt, "--qpe-pipeline", prog, "-o",
+                            os.path.join(tmp, "u.o"), "--ir-dir", irdir])
+                sizes = [os.path.getsize(os.path.join(irdir, f)) for f in sorted(os.listdir(irdir))]
+                print(f"{n_est:>5} " + " ".join(f"{s:>14}" for s in sizes) + f" {w:>10.3f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("\noverall:", verdict(ok_all))

@@ -99,3 +99,18 @@ func.func @power(%n: index, %c: !quantum.bit, %q: !quantum.bit, %t: f64) -> (!qu
   }
   return %r#0, %r#1 : !quantum.bit, !quantum.bit
 }
+
+// A powered body may call outlined gate chunks (quantum-outline-chunks).
+// CHECK-LABEL: func.func @power_call
+// CHECK: quantum.power
+// CHECK: func.call @chunk(%{{.*}}) : (!quantum.bit) -> !quantum.bit
+// CHECK: quantum.yield
+func.func private @chunk(!quantum.bit) -> !quantum.bit
+func.func @power_call(%n: index, %q: !quantum.bit) -> !quantum.bit {
+  %r = quantum.power %n qubits(%q) : !quantum.bit {
+  ^bb0(%a: !quantum.bit):
+    %b = func.call @chunk(%a) : (!quantum.bit) -> !quantum.bit
+    quantum.yield %b : !quantum.bit
+  }
+  return %r : !quantum.bit
+}
