@@ -159,14 +159,6 @@ std::vector<Case> allCases() {
       for (unsigned order : {1u, 2u})
         for (qpe::Power power : {qpe::Power::Repeat, qpe::Power::Time})
           for (bool native : {true, false}) {
-            // Decomposed 12-qubit programs compile for tens of seconds each;
-            // one such case per molecule keeps the suite within CI's budget.
-            bool big = std::string(m) == "lih_4e6o" ||
-                       std::string(m) == "h6_chain_6e6o";
-            if (big && !native &&
-                !(mode == qpe::Mode::Dynamic && order == 1 &&
-                  power == qpe::Power::Time))
-              continue;
             out.push_back({m, mode, order, power, native});
           }
   return out;
