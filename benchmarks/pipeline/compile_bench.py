@@ -110,16 +110,13 @@ def plot(rows, png):
     rows = sorted(rows, key=lambda r: r["terms"])
     terms = [r["terms"] for r in rows]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    bottom = [0.0] * len(rows)
-    for name in STAGES:
-        vals = [r[f"{name}_s"] for r in rows]
-        ax1.bar([str(t) for t in terms], vals, bottom=bottom, label=name)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    ax1.plot([str(t) for t in terms], [r["best_s"] for r in rows], "k.-",
+    ax1.stackplot(terms, *[[r[f"{name}_s"] for r in rows] for name in STAGES],
+                  labels=STAGES, alpha=0.8)
+    ax1.plot(terms, [r["best_s"] for r in rows], "k.-",
              label="whole process (best)")
     ax1.set_xlabel("Pauli terms")
     ax1.set_ylabel("seconds")
-    ax1.set_title("compile time per stage (decomposed)")
+    ax1.set_title("compile time per stage (decomposed, stacked)")
     ax1.legend(fontsize=7)
     for name in STAGES:
         ax2.plot(terms, [r[f"{name}_peak_mb"] for r in rows], ".-", label=name)
