@@ -101,9 +101,8 @@ struct CLOptions {
       cl::desc("With --run: largest register the runtime may allocate "
                "(default: what fits in 80% of RAM)"),
       cl::init(0), cl::cat(category())};
-  // (libLLVM already registers a hidden global --threads, ThinLTO's.)
   cl::opt<int> threads{
-      "run-threads",
+      "threads",
       cl::desc("With --run: threads of the runtime's kernels and blocks "
                "(default: all cores)"),
       cl::value_desc("N"), cl::init(0), cl::cat(category())};
@@ -135,6 +134,15 @@ struct CLOptions {
 };
 
 CLOptions &clOptions() {
+  // libLLVM registers a hidden global --threads (ThinLTO's backend threads),
+  // which nothing in q2-opt reads. Unregister it before ours takes the name
+  // (registering a name twice is fatal).
+  static bool freed = [] {
+    if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))
+      llvmThreads->removeArgument();
+    return true;
+  }();
+  (void)freed;
   static CLOptions o;
   return o;
 }
@@ -167,7 +175,7 @@ std::vector<DriverFlag> driverFlags() {
       {"--coeffs", &o.coeffs},
       {"--max-qubits", &o.maxQubits},
       {"--runtime-lib", &o.runtimeLib},
-      {"--run-threads", &o.threads},
+      {"--threads", &o.threads},
       {"--cache-dir", &o.cacheDir},
       {"--ir-dir", &o.irDir},
       {"--keep-intermediate", &o.keepIntermediate},
@@ -293,13 +301,13 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
   d.maxQubits = o.maxQubits;
   d.runtimeLib = o.runtimeLib;
   if (given(o.threads) && o.threads <= 0)
-    return needs("--run-threads", "must be > 0, got " +
+    return needs("--threads", "must be > 0, got " +
                                   llvm::Twine(o.threads.getValue()));
   d.threads = o.threads;
   for (auto [flag, opt] : {std::pair<const char *, const cl::Option *>{
                                "--max-qubits", &o.maxQubits},
                            {"--runtime-lib", &o.runtimeLib},
-                           {"--run-threads", &o.threads}})
+                           {"--threads", &o.threads}})
     if (d.runs == 0 && given(*opt))
       return needs(flag, "acts in Phase C: it needs --run N (N > 0)");
 
@@ -340,7 +348,7 @@ llvm::Error q2::driver::detail::checkObjectInputFlags() {
       return llvm::createStringError(
           llvm::Twine(name) +
           " acts on compilation; the input is an object file that is only "
-          "run (--run N, --coeffs, --max-qubits, --runtime-lib, --run-threads, "
+          "run (--run N, --coeffs, --max-qubits, --runtime-lib, --threads, "
           "--profile-stages, --report, --trace)");
   if (!given(o.run) && !o.profileStages && o.report.empty() && o.trace.empty())
     return llvm::createStringError(
