@@ -365,8 +365,8 @@ class Circuit:
     returns ``(probabilities, energy)``: a NumPy array of 2^n_est floats
     written by the runtime (pass ``out=`` to reuse one) and the decoded QPE
     energy. ``coeffs`` None means the program's default coefficients (the
-    only choice for mode="fixed"). The GIL is released during the call.
-    Not thread-safe: one call at a time per circuit."""
+    only choice for mode="fixed"). The GIL is released during the call;
+    calls of one circuit from several threads take turns."""
 
     def __init__(self, native):
         self._c = native

@@ -58,7 +58,8 @@ namespace {
   });
   if (code == std::errc::invalid_argument)
     throw py::value_error(msg);
-  if (code && code.category() == std::generic_category()) {
+  if (code && (code.category() == std::generic_category() ||
+               code.category() == std::system_category())) {
     // OSError(errno, message) becomes FileExistsError, FileNotFoundError,
     // NotADirectoryError, ... by the errno.
     py::object err = py::module_::import("builtins")
@@ -235,6 +236,9 @@ py::dict metadataDict(const qpe::QPEMetadata &md) {
 struct PyCircuit {
   std::unique_ptr<driver::Circuit> circuit;
   py::ssize_t nOut = 0;
+  /// Circuit is not thread-safe and calls run without the GIL: calls from
+  /// several Python threads take turns.
+  std::mutex busy;
 
   /// probabilities (a fresh array, or `out`) and the decoded energy.
   py::tuple call(std::optional<py::array_t<double, py::array::c_style |
@@ -258,6 +262,7 @@ struct PyCircuit {
     std::optional<llvm::Expected<qpe::QPEResult>> r;
     {
       py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(busy);
       r.emplace(circuit->callInto(c, o));
     }
     if (!*r)
@@ -640,7 +645,10 @@ PYBIND11_MODULE(_q2, m) {
                              })
       .def_property(
           "threads", [](const PyCircuit &c) { return c.circuit->threads(); },
-          [](PyCircuit &c, int n) { c.circuit->setThreads(n); })
+          [](PyCircuit &c, int n) {
+            std::lock_guard<std::mutex> lock(c.busy);
+            c.circuit->setThreads(n);
+          })
       .def("block_stats_json",
            [](const PyCircuit &c) {
              // As in the report's phase_c.sets[].blocks.
@@ -665,6 +673,7 @@ PYBIND11_MODULE(_q2, m) {
             std::vector<double> out(size_t(c.nOut)), times;
             times.reserve(size_t(std::max(calls, 0)));
             py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(c.busy);
             for (int i = 0; i < calls; ++i) {
               double t0 = prof::elapsedSeconds();
               auto r = c.circuit->callInto(in, out);

@@ -72,3 +72,14 @@ def test_measure_command_refusals(tmp_path):
                            cwd=tmp_path / "nowhere")
     # Nothing was created by a refusal.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exists"]
+
+
+def test_measure_command_ctrl_c_stops_the_tree(tmp_path):
+    import signal
+    import threading
+    threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        q2.measure_command(["/bin/sleep", "30"], tmp_path / "ev", wall_s=60,
+                           rss_mb=500, kill_grace_s=0.2)
+    rec = json.loads((tmp_path / "ev" / "record.json").read_text())
+    assert rec["reason"] == "cancelled" and rec["cancelled_by"] == "SIGINT"
