@@ -62,8 +62,8 @@ namespace {
                code.category() == std::system_category())) {
     // OSError(errno, message) becomes FileExistsError, FileNotFoundError,
     // NotADirectoryError, ... by the errno.
-    py::object err = py::module_::import("builtins")
-                         .attr("OSError")(code.value(), msg);
+    py::object err =
+        py::module_::import("builtins").attr("OSError")(code.value(), msg);
     PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(err.ptr())),
                     err.ptr());
     throw py::error_already_set();
@@ -109,7 +109,8 @@ auto cancellable(std::atomic<bool> &cancel, std::atomic<int> &cancelSignal,
     {
       py::gil_scoped_release release;
       std::unique_lock<std::mutex> lock(m);
-      if (cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; }))
+      if (cv.wait_for(lock, std::chrono::milliseconds(50),
+                      [&] { return done; }))
         break;
     }
     if (!interrupted && PyErr_CheckSignals() != 0) {
@@ -241,10 +242,11 @@ struct PyCircuit {
   std::mutex busy;
 
   /// probabilities (a fresh array, or `out`) and the decoded energy.
-  py::tuple call(std::optional<py::array_t<double, py::array::c_style |
-                                                       py::array::forcecast>>
-                     coeffs,
-                 std::optional<py::array_t<double, py::array::c_style>> out) {
+  py::tuple
+  call(std::optional<
+           py::array_t<double, py::array::c_style | py::array::forcecast>>
+           coeffs,
+       std::optional<py::array_t<double, py::array::c_style>> out) {
     py::array_t<double> probs =
         out ? py::array_t<double>(*out) : py::array_t<double>(nOut);
     if (out && (out->ndim() != 1 || out->shape(0) != nOut || !out->writeable()))
@@ -314,8 +316,7 @@ orch::SweepSpec sweepSpec(const py::dict &a) {
   s.outDir = a["out_dir"].cast<std::string>();
   for (auto m : a["molecules"].cast<py::list>()) {
     auto t = m.cast<std::tuple<std::string, std::string, unsigned>>();
-    s.molecules.push_back(
-        {std::get<0>(t), std::get<1>(t), std::get<2>(t)});
+    s.molecules.push_back({std::get<0>(t), std::get<1>(t), std::get<2>(t)});
   }
   if (!a["grid"].is_none()) {
     s.grid.clear();
@@ -355,20 +356,26 @@ PYBIND11_MODULE(_q2, m) {
       py::arg("label"), py::arg("pid") = 0, py::arg("smaps") = false);
   m.def(
       "read_proc_status_json",
-      [](int pid) { return prof::toJSONText(unwrap(prof::readProcStatus(pid))); },
+      [](int pid) {
+        return prof::toJSONText(unwrap(prof::readProcStatus(pid)));
+      },
       py::arg("pid") = 0);
   m.def(
       "read_smaps_rollup",
       [](int pid) { return unwrap(prof::readSmapsRollup(pid)); },
       py::arg("pid") = 0);
-  m.def("read_current_rss", [](int pid) {
-    return unwrap(prof::readCurrentRSS(pid));
-  }, py::arg("pid") = 0);
-  m.def("reset_peak_rss", [](int pid) {
-    std::string why;
-    bool ok = prof::resetPeakRSS(pid, &why);
-    return py::make_tuple(ok, why);
-  }, py::arg("pid") = 0);
+  m.def(
+      "read_current_rss",
+      [](int pid) { return unwrap(prof::readCurrentRSS(pid)); },
+      py::arg("pid") = 0);
+  m.def(
+      "reset_peak_rss",
+      [](int pid) {
+        std::string why;
+        bool ok = prof::resetPeakRSS(pid, &why);
+        return py::make_tuple(ok, why);
+      },
+      py::arg("pid") = 0);
   m.def("elapsed_seconds", &prof::elapsedSeconds);
   m.def("process_cpu_seconds", &prof::processCPUSeconds);
 
@@ -392,11 +399,12 @@ PYBIND11_MODULE(_q2, m) {
       .def_property_readonly("running", &prof::TimelineSampler::running)
       .def_property_readonly("sample_count",
                              &prof::TimelineSampler::sampleCount)
-      .def("record_json",
-           [](const prof::TimelineSampler &t, bool withSamples) {
-             return prof::toJSONText(t.record(withSamples));
-           },
-           py::arg("with_samples") = true);
+      .def(
+          "record_json",
+          [](const prof::TimelineSampler &t, bool withSamples) {
+            return prof::toJSONText(t.record(withSamples));
+          },
+          py::arg("with_samples") = true);
 
   //--- timing ---------------------------------------------------------------
   py::class_<prof::ScopedTimer>(m, "Timer")
@@ -455,15 +463,14 @@ PYBIND11_MODULE(_q2, m) {
         auto r = cancellable(cancel, sig, [&] { return orch::measure(o); });
         return orch::toJSONText(unwrap(std::move(r)));
       },
-      py::arg("argv"), py::arg("out_dir"), py::arg("wall_s"),
-      py::arg("rss_mb"), py::arg("cwd") = "",
+      py::arg("argv"), py::arg("out_dir"), py::arg("wall_s"), py::arg("rss_mb"),
+      py::arg("cwd") = "",
       py::arg("env") = std::vector<std::pair<std::string, std::string>>{},
       py::arg("poll_s") = 0.010, py::arg("kill_grace_s") = 1.0);
 
   //--- sweeps ---------------------------------------------------------------
-  m.def("examples_dir_for", [](const std::string &exe) {
-    return orch::examplesDirFor(exe);
-  });
+  m.def("examples_dir_for",
+        [](const std::string &exe) { return orch::examplesDirFor(exe); });
   m.def("default_molecule", [](const std::string &examplesDir) {
     orch::Molecule mol = unwrap(orch::defaultMolecule(examplesDir));
     return py::make_tuple(mol.name, mol.hamiltonian, mol.nTerms);
@@ -623,8 +630,8 @@ PYBIND11_MODULE(_q2, m) {
         }
         return unwrap(std::move(*r));
       },
-      py::arg("path"), py::arg("n_est"), py::arg("n_trotter"),
-      py::arg("mode"), py::arg("order"), py::arg("power"), py::arg("unroll"),
+      py::arg("path"), py::arg("n_est"), py::arg("n_trotter"), py::arg("mode"),
+      py::arg("order"), py::arg("power"), py::arg("unroll"),
       py::arg("resolution"));
   m.def("read_text", [](const std::string &path) {
     auto buf = unwrap(readInputFile(path));
@@ -635,14 +642,15 @@ PYBIND11_MODULE(_q2, m) {
       // `out` is never converted: the probabilities must land in it.
       .def("__call__", &PyCircuit::call, py::arg("coeffs") = py::none(),
            py::arg("out").noconvert() = py::none())
-      .def_property_readonly(
-          "metadata",
-          [](const PyCircuit &c) { return metadataDict(c.circuit->metadata()); })
-      .def_property_readonly("n_probs", [](const PyCircuit &c) { return c.nOut; })
-      .def_property_readonly("runtime_library",
+      .def_property_readonly("metadata",
                              [](const PyCircuit &c) {
-                               return c.circuit->runtimeLibrary();
+                               return metadataDict(c.circuit->metadata());
                              })
+      .def_property_readonly("n_probs",
+                             [](const PyCircuit &c) { return c.nOut; })
+      .def_property_readonly(
+          "runtime_library",
+          [](const PyCircuit &c) { return c.circuit->runtimeLibrary(); })
       .def_property(
           "threads", [](const PyCircuit &c) { return c.circuit->threads(); },
           [](PyCircuit &c, int n) {
@@ -663,8 +671,8 @@ PYBIND11_MODULE(_q2, m) {
       .def(
           "time_calls_cpp",
           [](PyCircuit &c, int calls,
-             std::optional<py::array_t<double, py::array::c_style |
-                                                   py::array::forcecast>>
+             std::optional<
+                 py::array_t<double, py::array::c_style | py::array::forcecast>>
                  coeffs) {
             llvm::ArrayRef<double> in;
             if (coeffs)
@@ -700,9 +708,8 @@ PYBIND11_MODULE(_q2, m) {
           prog.emplace(driver::compileProgram(text, source, opts, profile,
                                               registry(), irDir));
           if (*prog)
-            circ.emplace(driver::Circuit::load((*prog)->object,
-                                               (*prog)->metadata, runtimeLib,
-                                               maxQubits));
+            circ.emplace(driver::Circuit::load(
+                (*prog)->object, (*prog)->metadata, runtimeLib, maxQubits));
         }
         if (!*prog)
           raise(prog->takeError());
@@ -713,13 +720,12 @@ PYBIND11_MODULE(_q2, m) {
         c->nOut = py::ssize_t(1) << (*prog)->metadata.nEst;
         py::object report = py::none();
         if ((*prog)->report)
-          report = py::cast(
-              std::make_unique<PyReport>(PyReport{std::move(*(*prog)->report)}));
+          report = py::cast(std::make_unique<PyReport>(
+              PyReport{std::move(*(*prog)->report)}));
         py::bytes object((*prog)->object.data(), (*prog)->object.size());
         return py::make_tuple(std::move(c), report, object);
       },
-      py::arg("text"), py::arg("source"), py::arg("profile"),
-      py::arg("ir_dir"), py::arg("runtime_lib"), py::arg("max_qubits"),
-      py::arg("options"));
+      py::arg("text"), py::arg("source"), py::arg("profile"), py::arg("ir_dir"),
+      py::arg("runtime_lib"), py::arg("max_qubits"), py::arg("options"));
   m.def("default_max_qubits", &driver::defaultMaxQubits);
 }
