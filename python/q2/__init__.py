@@ -49,7 +49,12 @@ class Record:
     def from_json(cls, text):
         return cls(json.loads(text))
 
+    def __reduce__(self):  # pickle/copy: rebuilt from the data
+        return (type(self), (self._d,))
+
     def __getattr__(self, name):
+        if name.startswith("__") or name == "_d":
+            raise AttributeError(name)
         try:
             return _wrap(self._d[name])
         except KeyError:

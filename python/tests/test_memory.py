@@ -61,3 +61,15 @@ def test_memory_timeline_peak():
     assert smaps is None or smaps["Rss"] > 0
     first = tl.samples[0][1]
     assert tl.peak_rss - first > 32e6
+
+
+def test_records_pickle_and_copy():
+    import copy
+    import pickle
+    s = q2.read_proc_status()
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert copy.deepcopy(s) == s
+    with pytest.raises(AttributeError):
+        s.no_such_field
+    with pytest.raises(AttributeError):
+        s.vm_rss_bytes = 1
