@@ -475,17 +475,19 @@ class CompileResult:
 
 
 def compile(program_or_fcidump, n_est=None, n_trotter=1, mode="dynamic",
-            profile=True, *, order=2, power="time", unroll=False,
+            profile=True, *, order=2, power="time", unroll_program=False,
             resolution=3e-3, ir_dir=None, runtime_lib=None, max_qubits=0,
             **pipeline_options):
     """Compiles a QPE program through the six stages in this process and
     loads it. ``program_or_fcidump``: a Hamiltonian file (FCIDUMP, qubit
     JSON, term lines; the program is built as q2-qpe does with n_est,
-    n_trotter, mode, order, power, unroll, resolution), a ``.mlir`` program
-    file, or program text. ``pipeline_options``: keep_native_pauli, unroll,
-    power_blocks, opt_level (PipelineOptions.def). Program text is a string
-    with a newline or a brace; any other string is a path. With ``profile``, the
-    stages are measured as by ``q2-opt --profile-stages``; with ``ir_dir``
+    n_trotter, mode, order, power, resolution and unroll_program, q2-qpe's
+    --unroll), a ``.mlir`` program
+    file, or program text. ``pipeline_options``: those of
+    PipelineOptions.def in Python spelling (keep_native_pauli, unroll,
+    power_blocks, opt_level, ...). Program text is a string with a newline
+    or a brace; any other string is a path. With ``profile``, the stages are
+    measured as by ``q2-opt --profile-stages``; with ``ir_dir``
     the IR after each stage is written there."""
     src = program_or_fcidump
     if isinstance(src, str) and ("\n" in src or "{" in src):
@@ -496,7 +498,7 @@ def compile(program_or_fcidump, n_est=None, n_trotter=1, mode="dynamic",
             text = _q2.read_text(path)
         else:
             text = build_program(path, n_est, n_trotter, mode, order, power,
-                                 unroll, resolution)
+                                 unroll_program, resolution)
         source = path
     circuit, report, obj = _q2.compile(
         text, source, bool(profile), os.fspath(ir_dir) if ir_dir else "",

@@ -140,3 +140,13 @@ def test_ir_dir_and_analyze_ir_stages(tmp_path, h2_path):
     (bad / "1_HLOLowering.mlir").write_text("this is not mlir")
     with pytest.raises(ValueError):
         q2.analyze_ir_stages(bad)
+
+
+def test_pipeline_unroll_and_program_unroll(h2_path):
+    a = q2.compile(h2_path, n_est=2, profile=False)
+    b = q2.compile(h2_path, n_est=2, profile=False, unroll=True)
+    c = q2.compile(h2_path, n_est=2, profile=False, unroll_program=True)
+    assert b.report is None
+    for r in (b, c):
+        assert np.allclose(r()[0], a()[0], atol=1e-9)
+    assert c.metadata.unroll is True
