@@ -2,7 +2,7 @@
 """Per-call overhead of the Python module over the C++ call.
 
   PYTHONPATH=build/python /usr/bin/python3 benchmarks/python/call_overhead.py
-      [--n-est 4] [--n-trotter 1] [--power time] [--calls 1000] [--rounds 7]
+      [--n-est 2] [--n-trotter 1] [--power time] [--calls 1000] [--rounds 7]
 
 Compiles H2 (examples/hamiltonians/h2_0.7414.FCIDUMP, dynamic mode) once with
 q2.compile and, in the same process on the same circuit, alternates rounds
@@ -11,9 +11,11 @@ bench-call-loop times them) and rounds timed from Python around
 `circuit(coeffs)` (argument conversion, the NumPy result array, GIL release,
 decoding, the returned tuple). Prints the median per-call time of each (the
 median over rounds of the per-round medians) and their difference. Target
-(issue 15): difference <= 10 us for H2. A small program (n_est 4, one
-Trotter step) by default, so that the call itself is short and the
-difference is not lost in the call's own noise.
+(issue 15): difference <= 10 us for H2. A small program (n_est 2, one
+Trotter step, ~25 us per call) by default, so that the call itself is short
+and the difference is not lost in the call's own noise (on a loaded machine
+the medians of 0.1-0.4 ms calls wander by several us from round to round;
+`--n-est 8 --n-trotter 10 --power repeat` is the Phase C H2 program).
 
 Also prints the RSS after call 10 and after the last call of a 1000-call
 Python loop (target: growth < 1 MB).
@@ -36,7 +38,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ham", default=os.path.join(
         ROOT, "examples", "hamiltonians", "h2_0.7414.FCIDUMP"))
-    ap.add_argument("--n-est", type=int, default=4)
+    ap.add_argument("--n-est", type=int, default=2)
     ap.add_argument("--n-trotter", type=int, default=1)
     ap.add_argument("--power", default="time", choices=["time", "repeat"])
     ap.add_argument("--calls", type=int, default=1000)
