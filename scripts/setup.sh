@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 
 PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
       libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-      ninja-build cmake g++ python3 python3-matplotlib parallel)
+      ninja-build cmake g++ python3 python3-matplotlib parallel
+      pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
+      python3-pandas python3-pip python3-setuptools python3-venv)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -25,5 +27,6 @@ fi
 BUILD_DIR="${Q2_BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DPython3_EXECUTABLE=/usr/bin/python3
 fi

@@ -566,7 +566,7 @@ int q2::driver::runDriver(const DriverOptions &opts, DialectRegistry &registry) 
 llvm::Expected<CompiledProgram>
 q2::driver::compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
                            const pipeline::PipelineOptions &opts, bool profile,
-                           DialectRegistry &registry) {
+                           DialectRegistry &registry, llvm::StringRef irDir) {
   MLIRContext ctx(registry);
   std::string diags;
   llvm::raw_string_ostream ds(diags);
@@ -611,6 +611,16 @@ q2::driver::compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
   DriverOptions dopts;
   dopts.pipeline = opts;
   dopts.profile = profile;
+  dopts.irDir = irDir.str();
+  if (!irDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(irDir))
+      return failed(llvm::createStringError("cannot create '" + irDir +
+                                            "': " + ec.message()));
+    llvm::SmallString<256> p(irDir);
+    llvm::sys::path::append(p, pipeline::stageFileName(0));
+    if (llvm::Error e = writeFileAtomically(p, mlirText))
+      return failed(std::move(e));
+  }
   WhereAmI where;
   DriverHooks hooks(dopts, where, session.get(), irCache);
   auto r = pipeline::compile(*module, opts, Stage::ObjectCode, &hooks);

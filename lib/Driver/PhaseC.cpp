@@ -228,6 +228,14 @@ llvm::Expected<qpe::QPEResult> Circuit::call(llvm::ArrayRef<double> coeffs) {
   return qpe::decode(std::move(probs), md);
 }
 
+llvm::Expected<qpe::QPEResult>
+Circuit::callInto(llvm::ArrayRef<double> coeffs,
+                  llvm::MutableArrayRef<double> out) {
+  if (llvm::Error e = run(coeffs, out))
+    return std::move(e);
+  return qpe::decodeView(out, md);
+}
+
 //===----------------------------------------------------------------------===//
 // Phase C of the driver
 //===----------------------------------------------------------------------===//

@@ -147,14 +147,17 @@ llvm::Expected<void *> QPEExecutable::lookup(llvm::StringRef symbol) {
 llvm::Error QPEExecutable::runInto(llvm::ArrayRef<double> coeffs,
                                    llvm::MutableArrayRef<double> out) {
   if (coeffs.size() != nCoeffs)
-    return llvm::createStringError(llvm::formatv(
-        "q2-jit: the program takes {0} coefficient(s), got {1}", nCoeffs,
-        coeffs.size()));
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
+        llvm::formatv("q2-jit: the program takes {0} coefficient(s), got {1}",
+                      nCoeffs, coeffs.size()));
   uint64_t outSize = uint64_t(1) << nOut;
   if (out.size() != outSize)
-    return llvm::createStringError(llvm::formatv(
-        "q2-jit: output buffer has {0} entries, the program writes {1}",
-        out.size(), outSize));
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
+        llvm::formatv(
+            "q2-jit: output buffer has {0} entries, the program writes {1}",
+            out.size(), outSize));
 
   MemRef1D outDesc{out.data(), out.data(), 0, {int64_t(outSize)}, {1}};
   if (lastError())

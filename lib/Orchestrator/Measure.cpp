@@ -256,12 +256,31 @@ void becomeSubreaper() {
 
 bool hasNul(const std::string &S) { return S.find('\0') != std::string::npos; }
 
+/// The error code of a refusal, so that embedders can tell a bad value
+/// (invalid_argument) from an existing evidence directory (file_exists) and
+/// a missing file or directory (the Python module maps them to ValueError,
+/// FileExistsError and OSError).
+enum class Refusal { Invalid, Exists, NotFound, NotDir };
+std::error_code refusal(Refusal R) {
+  switch (R) {
+  case Refusal::Invalid:
+    return std::make_error_code(std::errc::invalid_argument);
+  case Refusal::Exists:
+    return std::make_error_code(std::errc::file_exists);
+  case Refusal::NotFound:
+    return std::make_error_code(std::errc::no_such_file_or_directory);
+  case Refusal::NotDir:
+    return std::make_error_code(std::errc::not_a_directory);
+  }
+  return std::make_error_code(std::errc::invalid_argument);
+}
+
 /// Resolves argv[0] the way execvp would, honouring a PATH override in the
 /// environment overrides and a relative path against cwd.
 Expected<std::string> resolveProgram(const MeasureOptions &Opts) {
   const std::string &Prog = Opts.argv[0];
   if (Prog.empty())
-    return createStringError("empty program name");
+    return createStringError(refusal(Refusal::Invalid), "empty program name");
   if (Prog.find('/') != std::string::npos) {
     llvm::SmallString<256> P(Prog);
     if (!llvm::sys::path::is_absolute(P)) {
@@ -274,7 +293,8 @@ Expected<std::string> resolveProgram(const MeasureOptions &Opts) {
       P = Base;
     }
     if (!llvm::sys::fs::can_execute(P) || llvm::sys::fs::is_directory(P))
-      return createStringError("'" + Prog + "' is not an executable file");
+      return createStringError(refusal(Refusal::NotFound),
+                               "'" + Prog + "' is not an executable file");
     return std::string(P);
   }
   llvm::SmallVector<llvm::StringRef, 16> Paths;
@@ -286,7 +306,8 @@ Expected<std::string> resolveProgram(const MeasureOptions &Opts) {
     llvm::SplitString(PathVar, Paths, ":");
   auto Found = llvm::sys::findProgramByName(Prog, Paths);
   if (!Found)
-    return createStringError("'" + Prog + "' not found in PATH");
+    return createStringError(refusal(Refusal::NotFound),
+                             "'" + Prog + "' not found in PATH");
   return *Found;
 }
 
@@ -357,13 +378,15 @@ static std::string shortNumber(double V) {
 Error q2::orch::checkPollInterval(double PollS, double WallBudgetS) {
   auto Ms = [](double S) { return shortNumber(S * 1000); };
   if (!std::isfinite(PollS) || PollS < kMinPollS || PollS > kMaxPollS)
-    return createStringError("poll interval must be between " +
-                             Ms(kMinPollS) + " and " + Ms(kMaxPollS) +
-                             " ms, got " + Ms(PollS) + " ms");
+    return createStringError(refusal(Refusal::Invalid),
+                             "poll interval must be between " + Ms(kMinPollS) +
+                                 " and " + Ms(kMaxPollS) + " ms, got " +
+                                 Ms(PollS) + " ms");
   if (std::isfinite(WallBudgetS) && WallBudgetS > 0 && PollS > WallBudgetS)
-    return createStringError("poll interval of " + Ms(PollS) +
-                             " ms is longer than the wall budget of " +
-                             shortNumber(WallBudgetS) + " s");
+    return createStringError(refusal(Refusal::Invalid),
+                             "poll interval of " + Ms(PollS) +
+                                 " ms is longer than the wall budget of " +
+                                 shortNumber(WallBudgetS) + " s");
   return Error::success();
 }
 
@@ -381,23 +404,29 @@ TreeSample q2::orch::sampleProcessTree(int RootPid,
 
 Error q2::orch::validateMeasureOptions(const MeasureOptions &Opts) {
   if (Opts.argv.empty())
-    return createStringError("no command given (empty argv)");
+    return createStringError(refusal(Refusal::Invalid),
+                             "no command given (empty argv)");
   for (size_t I = 0; I < Opts.argv.size(); ++I)
     if (hasNul(Opts.argv[I]))
-      return createStringError("argument " + llvm::Twine(I) +
-                       " contains a NUL character");
+      return createStringError(refusal(Refusal::Invalid),
+                               "argument " + llvm::Twine(I) +
+                                   " contains a NUL character");
   for (const auto &KV : Opts.env) {
     if (KV.first.empty() || KV.first.find('=') != std::string::npos)
-      return createStringError("bad environment variable name '" + KV.first + "'");
+      return createStringError(refusal(Refusal::Invalid),
+                               "bad environment variable name '" + KV.first +
+                                   "'");
     if (hasNul(KV.first) || hasNul(KV.second))
-      return createStringError("environment variable '" + KV.first +
-                       "' contains a NUL character");
+      return createStringError(refusal(Refusal::Invalid),
+                               "environment variable '" + KV.first +
+                                   "' contains a NUL character");
   }
   auto CheckBudget = [](double V, const char *What) -> Error {
     if (!std::isfinite(V) || V <= 0)
-      return createStringError(llvm::Twine(What) +
-                       " must be a finite positive number, got " +
-                       std::to_string(V));
+      return createStringError(refusal(Refusal::Invalid),
+                               llvm::Twine(What) +
+                                   " must be a finite positive number, got " +
+                                   std::to_string(V));
     return Error::success();
   };
   if (Error E = CheckBudget(Opts.wallBudgetS, "wall budget (s)"))
@@ -407,23 +436,31 @@ Error q2::orch::validateMeasureOptions(const MeasureOptions &Opts) {
   if (Error E = checkPollInterval(Opts.pollS, Opts.wallBudgetS))
     return E;
   if (!std::isfinite(Opts.killGraceS) || Opts.killGraceS < 0)
-    return createStringError("kill grace must be a finite non-negative number");
+    return createStringError(refusal(Refusal::Invalid),
+                             "kill grace must be a finite non-negative number");
   if (Opts.outDir.empty() || hasNul(Opts.outDir))
-    return createStringError("no (or invalid) output directory given");
+    return createStringError(refusal(Refusal::Invalid),
+                             "no (or invalid) output directory given");
   struct stat St;
   if (::lstat(Opts.outDir.c_str(), &St) == 0)
-    return createStringError("output directory '" + Opts.outDir +
-                     "' already exists; refusing to overwrite evidence");
+    return createStringError(
+        refusal(Refusal::Exists),
+        "output directory '" + Opts.outDir +
+            "' already exists; refusing to overwrite evidence");
   llvm::StringRef Parent = llvm::sys::path::parent_path(Opts.outDir);
   if (!Parent.empty() && !llvm::sys::fs::is_directory(Parent))
-    return createStringError("parent directory '" + Parent + "' of '" + Opts.outDir +
-                     "' does not exist");
+    return createStringError(refusal(Refusal::NotFound),
+                             "parent directory '" + Parent + "' of '" +
+                                 Opts.outDir + "' does not exist");
   if (!Opts.cwd.empty() &&
       (hasNul(Opts.cwd) || !llvm::sys::fs::is_directory(Opts.cwd)))
-    return createStringError("working directory '" + Opts.cwd + "' is not a directory");
+    return createStringError(refusal(Refusal::NotDir),
+                             "working directory '" + Opts.cwd +
+                                 "' is not a directory");
   if (::access((Opts.procRoot + "/self/stat").c_str(), R_OK) != 0)
-    return createStringError(Opts.procRoot +
-                     " is not available; cannot watch the process tree");
+    return createStringError(
+        refusal(Refusal::NotFound),
+        Opts.procRoot + " is not available; cannot watch the process tree");
   if (auto P = resolveProgram(Opts); !P)
     return P.takeError();
   return Error::success();

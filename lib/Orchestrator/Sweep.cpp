@@ -262,25 +262,29 @@ std::vector<PointId> q2::orch::enumeratePoints(const SweepSpec &Spec) {
 }
 
 Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
+  // Every refusal is about a value (embedders map it to ValueError).
+  const std::error_code Invalid =
+      std::make_error_code(std::errc::invalid_argument);
   if (Spec.outDir.empty())
-    return createStringError("no sweep directory given");
+    return createStringError(Invalid, "no sweep directory given");
   if (Spec.molecules.empty())
-    return createStringError("sweep has no molecule");
+    return createStringError(Invalid, "sweep has no molecule");
   if (Spec.grid.empty() || Spec.modes.empty())
-    return createStringError("sweep has an empty grid or no mode");
+    return createStringError(Invalid, "sweep has an empty grid or no mode");
   for (const auto &Mode : Spec.modes)
     if (Mode.empty() || Mode.find('/') != std::string::npos || Mode == "." ||
         Mode == "..")
-      return createStringError("bad mode '" + Mode + "'");
+      return createStringError(Invalid, "bad mode '" + Mode + "'");
   for (const auto &M : Spec.molecules)
     if (M.name.empty())
-      return createStringError("molecule with an empty name (file '" +
-                               M.hamiltonian + "')");
-  auto Positive = [](double V, const char *What) -> Error {
+      return createStringError(Invalid, "molecule with an empty name (file '" +
+                                            M.hamiltonian + "')");
+  auto Positive = [&](double V, const char *What) -> Error {
     if (!std::isfinite(V) || V <= 0)
-      return createStringError(llvm::Twine(What) +
-                               " must be a finite positive number, got " +
-                               std::to_string(V));
+      return createStringError(Invalid,
+                               llvm::Twine(What) +
+                                   " must be a finite positive number, got " +
+                                   std::to_string(V));
     return Error::success();
   };
   if (Error E = Positive(Spec.phaseWallS, "phase wall budget (s)"))
@@ -291,7 +295,8 @@ Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
     if (Error E = Positive(Spec.totalRssMB, "total RSS budget (MB)"))
       return E;
   if (!std::isfinite(Spec.killGraceS) || Spec.killGraceS < 0)
-    return createStringError("kill grace must be a finite non-negative number");
+    return createStringError(Invalid,
+                             "kill grace must be a finite non-negative number");
   if (Error E = checkPollInterval(Spec.pollS, Spec.phaseWallS))
     return E;
   // Keys name directories: two points with one key would overwrite each
@@ -310,14 +315,15 @@ Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
     const PointId &Old = It->second;
     if (Old.molecule == Id.molecule && Old.mode == Id.mode &&
         Old.nEst == Id.nEst && Old.nTrotter == Id.nTrotter)
-      return createStringError("point '" + Id.key() +
-                               "' appears twice (" + Describe(Id) +
-                               " is given twice)");
-    return createStringError("point key '" + Id.key() + "' is shared by " +
-                             Describe(Old) + " and " + Describe(Id) +
-                             " (keys keep letters, digits, '.', '_' and "
-                             "'-' of a molecule name, '+' becomes 'p'); "
-                             "rename one");
+      return createStringError(Invalid, "point '" + Id.key() +
+                                            "' appears twice (" + Describe(Id) +
+                                            " is given twice)");
+    return createStringError(Invalid,
+                             "point key '" + Id.key() + "' is shared by " +
+                                 Describe(Old) + " and " + Describe(Id) +
+                                 " (keys keep letters, digits, '.', '_' and "
+                                 "'-' of a molecule name, '+' becomes 'p'); "
+                                 "rename one");
   }
   return Error::success();
 }

@@ -54,6 +54,7 @@ llvm::Expected<T> q2::profiling::fromJSONText(llvm::StringRef text,
   template std::string q2::profiling::toJSONText<T>(const T &, int);          \
   template llvm::Expected<T> q2::profiling::fromJSONText<T>(llvm::StringRef,  \
                                                             llvm::StringRef);
+Q2_INSTANTIATE(ProcStatus)
 Q2_INSTANTIATE(MemorySnapshot)
 Q2_INSTANTIATE(IRMetrics)
 Q2_INSTANTIATE(StatsRecord)

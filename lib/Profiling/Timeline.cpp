@@ -382,10 +382,12 @@ llvm::Expected<std::unique_ptr<TimelineSampler>>
 TimelineSampler::create(const Options &options, const PhaseTracker *phase) {
   if (options.intervalMs <= 0)
     return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
         "timeline interval must be a positive number of milliseconds (got " +
         std::to_string(options.intervalMs) + ")");
   if (options.smapsMinGrowthFraction < 0 || options.smapsBudget < 0)
     return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
         "smaps growth fraction and budget must be >= 0");
   return std::unique_ptr<TimelineSampler>(
       new TimelineSampler(std::make_unique<Impl>(options, phase)));

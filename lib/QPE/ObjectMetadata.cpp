@@ -135,18 +135,24 @@ double q2::qpe::energyOfOutcome(const QPEMetadata &md, uint64_t m) {
   return q2::hamiltonian::decodeEnergy(m, p);
 }
 
-QPEResult q2::qpe::decode(std::vector<double> probs, const QPEMetadata &md) {
+QPEResult q2::qpe::decodeView(llvm::ArrayRef<double> probs,
+                              const QPEMetadata &md) {
   QPEResult r;
-  r.probs = std::move(probs);
   double best = -1;
-  for (size_t i = 0; i < r.probs.size(); ++i) {
-    r.probSum += r.probs[i];
-    if (r.probs[i] > best) {
-      best = r.probs[i];
+  for (size_t i = 0; i < probs.size(); ++i) {
+    r.probSum += probs[i];
+    if (probs[i] > best) {
+      best = probs[i];
       r.argmax = i;
     }
   }
-  r.phase = r.probs.empty() ? 0 : double(r.argmax) / double(r.probs.size());
+  r.phase = probs.empty() ? 0 : double(r.argmax) / double(probs.size());
   r.energy = energyOfOutcome(md, r.argmax);
+  return r;
+}
+
+QPEResult q2::qpe::decode(std::vector<double> probs, const QPEMetadata &md) {
+  QPEResult r = decodeView(probs, md);
+  r.probs = std::move(probs);
   return r;
 }

@@ -103,11 +103,40 @@ struct CompiledProgram {
 };
 
 /// Compiles MLIR text (a q2-qpe program) through the six stages; with
-/// `profile`, the stages are measured as by --profile-stages.
+/// `profile`, the stages are measured as by --profile-stages. With `irDir`,
+/// the IR after each stage is written there as by --ir-dir
+/// (0_Input.mlir .. 6_ObjectCode.o).
 llvm::Expected<CompiledProgram>
 compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
                const pipeline::PipelineOptions &opts, bool profile,
-               mlir::DialectRegistry &registry);
+               mlir::DialectRegistry &registry, llvm::StringRef irDir = "");
+
+/// What q2-qpe builds from a Hamiltonian (its defaults).
+struct ProgramSpec {
+  std::optional<unsigned> nEst; ///< none: chosen from `resolution`
+  unsigned nTrotter = 1;
+  qpe::Mode mode = qpe::Mode::Dynamic;
+  unsigned order = 2;
+  qpe::Power power = qpe::Power::Time;
+  bool unroll = false;
+  double resolution = 3e-3; ///< Hartree
+};
+/// The stage-0 program (MLIR text, as `q2-qpe FILE ... -o -` prints it) for
+/// the Hamiltonian in `path` (FCIDUMP, qubit JSON or term lines).
+llvm::Expected<std::string> buildProgramText(llvm::StringRef path,
+                                             const ProgramSpec &spec);
+
+/// The IR a `--ir-dir` directory holds, one entry per stage file present
+/// (0_Input.mlir .. 6_ObjectCode.o), in stage order: bytes and lines of the
+/// file, ops of the parsed IR (MLIR ops incl. the module; LLVM
+/// instructions; 0 for the object), as in the report's `ir`.
+struct StageIR {
+  std::string stage; ///< "Input", "HLOLowering", ...
+  std::string file;
+  profiling::IRMetrics ir;
+};
+llvm::Expected<std::vector<StageIR>>
+analyzeIRStages(llvm::StringRef dir, mlir::DialectRegistry &registry);
 
 /// A loaded program that can be called many times. Not thread-safe.
 class Circuit {
@@ -125,6 +154,10 @@ public:
                   llvm::MutableArrayRef<double> out);
   /// One call, decoded.
   llvm::Expected<qpe::QPEResult> call(llvm::ArrayRef<double> coeffs = {});
+  /// One call into the caller's buffer (2^n_est entries), decoded without
+  /// copying it: the result's `probs` stays empty. Allocation-free.
+  llvm::Expected<qpe::QPEResult> callInto(llvm::ArrayRef<double> coeffs,
+                                          llvm::MutableArrayRef<double> out);
   /// Threads of the runtime's kernels (<= 0: all cores); the count in use.
   int setThreads(int n);
   int threads() const;

@@ -133,9 +133,10 @@ struct SnapshotFile {
 llvm::Error appendSnapshot(llvm::StringRef path, SnapshotEntry entry);
 llvm::Expected<SnapshotFile> readSnapshotFile(llvm::StringRef path);
 
-/// JSON text of any record type above (and of MemorySnapshot, StageRecord,
-/// PassRecord, TimelineRecord, SessionRecord, IRMetrics, StatsRecord), as
-/// written into reports; e.g. for logs or Python's to_dict().
+/// JSON text of any record type above (and of ProcStatus, MemorySnapshot,
+/// StageRecord, PassRecord, TimelineRecord, SessionRecord, IRMetrics,
+/// StatsRecord), as written into reports; e.g. for logs or Python's
+/// to_dict().
 template <class T> std::string toJSONText(const T &record, int indent = -1);
 /// Parses what toJSONText wrote (`source` names it in errors).
 template <class T>

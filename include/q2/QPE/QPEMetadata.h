@@ -82,6 +82,9 @@ struct QPEResult {
 double energyOfOutcome(const QPEMetadata &md, uint64_t m);
 /// `probs` has 2^nEst entries.
 QPEResult decode(std::vector<double> probs, const QPEMetadata &md);
+/// The same readout without taking the probabilities (`probs` of the result
+/// stays empty): for callers that own the buffer, e.g. a NumPy array.
+QPEResult decodeView(llvm::ArrayRef<double> probs, const QPEMetadata &md);
 
 } // namespace q2::qpe
 

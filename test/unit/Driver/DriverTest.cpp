@@ -289,4 +289,69 @@ TEST(DriverEmbed, CompileOnceCallMany) {
             std::string::npos);
 }
 
+// What the Python module uses: the program built from a Hamiltonian file (as
+// q2-qpe builds it), --ir-dir files of an embedded compile and their
+// analysis (the same figures as the report), a call into the caller's buffer.
+TEST(DriverEmbed, ProgramFromFileIRStagesAndCallInto) {
+  static Env env;
+  std::string src = std::string(Q2_TEST_SOURCE_DIR) +
+                    "/examples/hamiltonians/h2_0.7414.FCIDUMP";
+  ProgramSpec spec;
+  spec.nEst = 3;
+  spec.nTrotter = 2;
+  auto program = buildProgramText(src, spec);
+  ASSERT_TRUE(bool(program)) << text(program.takeError());
+  // q2-qpe's program for the same options (h2Program builds it the same way).
+  EXPECT_EQ(*program, h2Program(qpe::Mode::Dynamic));
+  spec.nEst = 0;
+  auto zero = buildProgramText(src, spec);
+  EXPECT_FALSE(bool(zero));
+  llvm::consumeError(zero.takeError());
+  spec.nEst = 3;
+  auto missing = buildProgramText(src + ".missing", ProgramSpec());
+  EXPECT_FALSE(bool(missing));
+  llvm::consumeError(missing.takeError());
+
+  TempDir dir;
+  std::string irDir = dir.file("ir");
+  auto prog = compileProgram(*program, src, PipelineOptions(),
+                             /*profile=*/true, env.registry, irDir);
+  ASSERT_TRUE(bool(prog)) << text(prog.takeError());
+  auto stages = analyzeIRStages(irDir, env.registry);
+  ASSERT_TRUE(bool(stages)) << text(stages.takeError());
+  const auto &recs = prog->report->phaseB.stages;
+  ASSERT_EQ(stages->size(), 7u);
+  for (size_t i = 0; i < stages->size(); ++i) {
+    const StageIR &s = (*stages)[i];
+    ASSERT_TRUE(recs[i].ir.has_value());
+    EXPECT_EQ(s.stage, recs[i].name);
+    EXPECT_EQ(s.file, pipeline::stageFileName(i));
+    EXPECT_EQ(s.ir.bytes, recs[i].ir->bytes) << s.stage;
+    EXPECT_EQ(s.ir.lines, recs[i].ir->lines) << s.stage;
+    EXPECT_EQ(s.ir.ops, recs[i].ir->ops) << s.stage;
+    EXPECT_GT(s.ir.bytes, 0u);
+  }
+  auto none = analyzeIRStages(dir.file("none"), env.registry);
+  EXPECT_EQ(llvm::errorToErrorCode(none.takeError()),
+            std::errc::no_such_file_or_directory);
+
+  auto circuit = Circuit::load(prog->object, prog->metadata,
+                               Q2_TEST_RUNTIME_LIB);
+  ASSERT_TRUE(bool(circuit)) << text(circuit.takeError());
+  std::vector<double> buf(8);
+  auto a = (*circuit)->callInto(prog->metadata.defaultCoeffs, buf);
+  ASSERT_TRUE(bool(a)) << text(a.takeError());
+  auto b = (*circuit)->call();
+  ASSERT_TRUE(bool(b));
+  EXPECT_TRUE(a->probs.empty());
+  EXPECT_EQ(buf, b->probs);
+  EXPECT_EQ(a->argmax, b->argmax);
+  EXPECT_EQ(a->energy, b->energy);
+  EXPECT_EQ(a->probSum, b->probSum);
+  // A wrong count is an invalid argument (Python: ValueError).
+  auto bad = (*circuit)->callInto({1.0}, buf);
+  EXPECT_EQ(llvm::errorToErrorCode(bad.takeError()),
+            std::errc::invalid_argument);
+}
+
 } // namespace

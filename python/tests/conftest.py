@@ -1,0 +1,23 @@
+"""Shared fixtures of the q2 Python tests (run by ctest as the `python`
+test: PYTHONPATH=build/python /usr/bin/python3 -m pytest python/tests)."""
+import os
+
+import pytest
+
+ROOT = os.environ.get("Q2_SOURCE_DIR") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+H2 = os.path.join(ROOT, "examples", "hamiltonians", "h2_0.7414.FCIDUMP")
+
+
+@pytest.fixture(scope="session")
+def h2_path():
+    assert os.path.exists(H2), H2
+    return H2
+
+
+@pytest.fixture(scope="session")
+def h2(h2_path):
+    """H2 compiled once (dynamic, profiled), shared by the tests."""
+    import q2
+    return q2.compile(h2_path, n_est=4, n_trotter=2, mode="dynamic",
+                      profile=True)
