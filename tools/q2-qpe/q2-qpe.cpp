@@ -317,18 +317,17 @@ int main(int argc, char **argv) {
        !finite(window[1] - window[0]) || !(window[1] - window[0] > 1e-9)))
     return fail("--window needs finite lo,hi with lo < hi and 1e-9 Ha < hi - lo "
                 "< inf");
-  // --n-trotter: 'auto' or a positive integer, checked before any work.
-  std::optional<std::optional<uint64_t>> steps;
-  if (nTrotter == "auto") {
-    steps.emplace(std::nullopt);
-  } else {
+  // --n-trotter: 'auto' (unset) or a positive integer, checked before any
+  // work.
+  std::optional<uint64_t> explicitSteps;
+  if (nTrotter != "auto") {
     uint64_t n = 0;
     if (StringRef(nTrotter).getAsInteger(10, n) || n < 1 ||
         n > q2::qpe::kMaxWireSteps)
       return fail(formatv("--n-trotter must be 'auto' or an integer in "
                           "[1, {0}], got '{1}'",
                           q2::qpe::kMaxWireSteps, std::string(nTrotter)));
-    steps.emplace(n);
+    explicitSteps = n;
   }
   std::unique_ptr<ham::Psi4Run> psi4Run;
   nlohmann::json psi4Result;
@@ -373,7 +372,8 @@ int main(int argc, char **argv) {
   opts.power = power;
   opts.unroll = unroll;
   if (order != 1 && order != 2)
-    return fail(formatv("--order must be 1 or 2, got {0}", unsigned(order)));
+    return fail(formatv("Trotter order must be 1 or 2, got {0}",
+                        unsigned(order)));
 
   // Plan before writing anything: parameters, steps, reference energies.
   InfoPlan qp;
@@ -389,7 +389,7 @@ int main(int argc, char **argv) {
     if (energyShift.getNumOccurrences())
       params->energyShift = energyShift;
     qp.params = *params;
-    auto plan = q2::qpe::planProgram(*h, *params, *steps, opts);
+    auto plan = q2::qpe::planProgram(*h, *params, explicitSteps, opts);
     if (plan)
       qp.plan = std::move(*plan);
     else
