@@ -9,7 +9,8 @@ read energy, resolution, Trotter bound, exact and HF energies from the report.
 
     /usr/bin/python3 scripts/dissociation_curve.py [--bin build/bin]
         [--work build/curve] [--png docs/images/dissociation.png]
-        [--molecules h2,lih] [--psi4 auto|never] [--check]
+        [--molecules h2,lih] [--modes dynamic[,fixed]] [--psi4 auto|never]
+        [--check]
 
 --check: exit 1 unless every point is within one resolution of the exact
 energy (ctest `h2-curve`; no plot then unless --png is given).
@@ -50,9 +51,9 @@ def xyz(path, molecule, r):
         f.write(f"2\n{molecule} {r} A\n{atoms[0]} 0 0 0\n{atoms[1]} 0 0 {r}\n")
 
 
-def point(args, molecule, r, source):
+def point(args, molecule, r, source, mode):
     """Runs one bond length; returns the row of the table."""
-    work = os.path.join(args.work, f"{molecule}_{r}")
+    work = os.path.join(args.work, f"{molecule}_{r}_{mode}")
     os.makedirs(work, exist_ok=True)
     prog = os.path.join(work, "qpe.mlir")
     report = os.path.join(work, "report.json")
@@ -69,14 +70,15 @@ def point(args, molecule, r, source):
     else:
         qpe += [os.path.join(H2_CURVE, f"h2_{r}.FCIDUMP")]
     t0 = time.time()
-    run(qpe + ["-o", prog])
+    run(qpe + ["--mode", mode, "-o", prog])
     opt = run([os.path.join(args.bin, "q2-opt"), "--profile-stages", "--run",
                "1", prog, "-o", os.path.join(work, "qpe.o"), "--report",
                report])
     wall = time.time() - t0
     rep = json.load(open(report))
     par, s = rep["parameters"], rep["phase_c"]["sets"][0]
-    return {"molecule": molecule, "r": float(r), "energy": s["energy"],
+    return {"molecule": molecule, "r": float(r), "mode": mode,
+            "energy": s["energy"],
             "peak_energy": s["peak_energy"], "peak_mass": s["peak_mass"],
             "resolution": s["resolution"],
             "trotter_bound": s.get("trotter_bound", float("nan")),
@@ -142,11 +144,18 @@ def main():
     ap.add_argument("--png", default=None)
     ap.add_argument("--molecules", default="h2,lih")
     ap.add_argument("--psi4", choices=["auto", "never"], default="auto")
+    ap.add_argument("--modes", default="dynamic",
+                    help="q2-qpe --mode of each point: dynamic, fixed or both "
+                         "(comma-separated; the plot shows the first)")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
     if args.png is None and not args.check:
         args.png = os.path.join(args.work, "dissociation.png")
     psi4 = args.psi4 == "auto" and have_psi4()
+    modes = args.modes.split(",")
+    if not modes or any(m not in ("dynamic", "fixed") for m in modes):
+        sys.exit(f"dissociation_curve: --modes takes dynamic and/or fixed, "
+                 f"got '{args.modes}'")
     rows = []
     for m in args.molecules.split(","):
         if m not in ("h2", "lih"):
@@ -156,14 +165,16 @@ def main():
                   file=sys.stderr)
             continue
         for r in (H2_R if m == "h2" else LIH_R):
-            row = point(args, m, r, "psi4" if psi4 else "fcidump")
-            rows.append(row)
-            print(f"{m:4s} R={r:7s} E={row['energy']: .6f} exact="
-                  f"{row['exact']: .6f} HF={row['hf']: .6f} res="
-                  f"{row['resolution']*1e3:.3f} mHa bound="
-                  f"{row['trotter_bound']*1e3:.3f} mHa err="
-                  f"{row['error_resolutions']:+.2f} res peak="
-                  f"{row['peak_mass']:.3f} ({row['wall_s']:.1f} s)", flush=True)
+            for mode in modes:
+                row = point(args, m, r, "psi4" if psi4 else "fcidump", mode)
+                rows.append(row)
+                print(f"{m:4s} {mode:7s} R={r:7s} E={row['energy']: .6f} "
+                      f"exact={row['exact']: .6f} HF={row['hf']: .6f} res="
+                      f"{row['resolution']*1e3:.3f} mHa bound="
+                      f"{row['trotter_bound']*1e3:.3f} mHa err="
+                      f"{row['error_resolutions']:+.2f} res peak="
+                      f"{row['peak_mass']:.3f} ({row['wall_s']:.1f} s)",
+                      flush=True)
     if not rows:
         sys.exit("dissociation_curve: nothing to run")
     os.makedirs(args.work, exist_ok=True)
@@ -172,11 +183,11 @@ def main():
         w.writeheader()
         w.writerows(rows)
     if args.png:
-        plot(rows, args.png)
+        plot([r for r in rows if r["mode"] == modes[0]], args.png)
     bad = [r for r in rows if not abs(r["error_resolutions"]) <= 1.0]
     if args.check and bad:
         for r in bad:
-            print(f"FAIL {r['molecule']} R={r['r']}: "
+            print(f"FAIL {r['molecule']} {r['mode']} R={r['r']}: "
                   f"{r['error_resolutions']:+.2f} resolutions", file=sys.stderr)
         return 1
     return 0
