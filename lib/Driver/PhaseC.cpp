@@ -315,8 +315,8 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
                         "(m-1..m+1)  peak estimate {2:F6} Ha",
                         boundText, r.peakMass, r.peakEnergy);
     if (exact)
-      os << llvm::formatv("  exact {0:F6} Ha  error {1:+F2} resolutions",
-                          *exact, *errRes);
+      os << llvm::formatv("  exact {0:F6} Ha  error {1}{2:F2} resolutions",
+                          *exact, *errRes >= 0 ? "+" : "", *errRes);
     os << "\n";
     if (errRes && std::fabs(*errRes) > 1.0)
       llvm::WithColor::warning(llvm::errs(), "q2-opt")
