@@ -44,7 +44,8 @@ static cl::opt<q2::qpe::Mode> mode(
                clEnumValN(q2::qpe::Mode::Dynamic, "dynamic",
                           "func argument tensor<N x f64> (default)")),
     cl::init(q2::qpe::Mode::Dynamic), cl::cat(cat));
-static cl::opt<unsigned> order("order", cl::desc("Trotter order: 1 or 2"),
+static cl::opt<unsigned> order("order",
+                               cl::desc("Trotter order: 1 or 2 (default 2)"),
                                cl::init(2), cl::cat(cat));
 static cl::opt<unsigned> nEst("n-est",
                               cl::desc("Estimation qubits (default: from "
