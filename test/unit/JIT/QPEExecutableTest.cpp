@@ -615,11 +615,15 @@ TEST_F(H2Fixture, PowerRepeatMatchesDenseTrotterizedQPE) {
 // JIT distribution equals the dense QPE with those steps on each wire, and
 // the metadata holds the table with n_trotter its largest entry.
 TEST_F(H2Fixture, PerWireStepsMatchDenseTrotterizedQPE) {
-  std::vector<unsigned> steps = {1, 2, 3, 5, 8, 13, 21, 34};
-  std::vector<double> ref =
-      denseQPE(h.terms, params.baseTime, params.energyShift, kNEst, 0,
-               qpe::Power::Time, hfState(), /*exact=*/false, steps);
-  for (bool unroll : {false, true}) {
+  // Unrolled: a short table (unrolled programs do not compile in linear
+  // time yet).
+  for (auto [unroll, steps] :
+       {std::pair<bool, std::vector<unsigned>>{
+            false, {1, 2, 3, 5, 8, 13, 21, 34}},
+        {true, {1, 2, 1, 1, 1, 1, 1, 3}}}) {
+    std::vector<double> ref =
+        denseQPE(h.terms, params.baseTime, params.energyShift, kNEst, 0,
+                 qpe::Power::Time, hfState(), /*exact=*/false, steps);
     qpe::QPEOptions o;
     o.mode = qpe::Mode::Dynamic;
     o.order = 2;
@@ -630,7 +634,7 @@ TEST_F(H2Fixture, PerWireStepsMatchDenseTrotterizedQPE) {
     ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
     auto md = qpe::readQPEMetadata(**module);
     ASSERT_TRUE(bool(md)) << llvm::toString(md.takeError());
-    EXPECT_EQ(md->nTrotter, 34u);
+    EXPECT_EQ(md->nTrotter, *std::max_element(steps.begin(), steps.end()));
     EXPECT_EQ(md->trotterSteps, std::vector<uint64_t>(steps.begin(),
                                                       steps.end()));
     auto obj = pipeline::compileToObject(**module, pipeline::PipelineOptions());
