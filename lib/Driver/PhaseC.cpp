@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/WithColor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -123,6 +124,10 @@ q2::driver::detail::parametersRecord(const qpe::QPEMetadata &md) {
   p.baseTime = md.baseTime;
   p.energyShift = md.energyShift;
   p.resolution = md.resolution;
+  p.trotterSteps = md.trotterSteps;
+  p.trotterBound = md.trotterBound;
+  p.exactEnergy = md.exactEnergy;
+  p.hfEnergy = md.hfEnergy;
   return p;
 }
 
@@ -293,6 +298,41 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
                         "Ha)\n",
                         set.label, r.probSum, callTimes.summary(1e3, "ms"),
                         r.argmax, r.phase, r.energy, md.resolution);
+    // The error estimate: Trotter bound for these coefficients, the peak,
+    // and the exact energy when the program carries it (default set only:
+    // other coefficients have another spectrum).
+    bool isDefault = set.coeffs.empty() || set.coeffs == md.defaultCoeffs;
+    std::optional<double> bound;
+    std::string boundText = "unknown";
+    if (isDefault && !md.trotterBound) {
+      boundText = "unknown (program without trotter_bound)";
+    } else if (auto b = qpe::trotterBoundFor(
+                   md, isDefault ? llvm::ArrayRef<double>()
+                                 : llvm::ArrayRef<double>(set.coeffs))) {
+      bound = *b;
+      boundText = llvm::formatv("{0:E3} Ha", *b).str();
+    } else {
+      boundText = "unknown (" + llvm::toString(b.takeError()) + ")";
+    }
+    std::optional<double> exact, errRes;
+    if (isDefault && md.exactEnergy) {
+      exact = md.exactEnergy;
+      errRes = (r.energy - *exact) / md.resolution;
+    }
+    os << llvm::formatv("      Trotter bound {0}  peak mass {1:F4} "
+                        "(m-1..m+1)  peak estimate {2:F6} Ha",
+                        boundText, r.peakMass, r.peakEnergy);
+    if (exact)
+      os << llvm::formatv("  exact {0:F6} Ha  error {1}{2:F2} resolutions",
+                          *exact, *errRes >= 0 ? "+" : "", *errRes);
+    os << "\n";
+    if (errRes && std::fabs(*errRes) > 1.0)
+      llvm::WithColor::warning(llvm::errs(), "q2-opt")
+          << llvm::formatv("[{0}] |E - E_exact| = {1:F2} resolutions: the "
+                           "QPE energy {2:F6} Ha misses the exact {3:F6} Ha "
+                           "by more than its resolution {4:F6} Ha\n",
+                           set.label, std::fabs(*errRes), r.energy, *exact,
+                           md.resolution);
     // The few most likely outcomes, which is what a reader checks.
     std::vector<size_t> order(r.probs.size());
     for (size_t k = 0; k < order.size(); ++k)
@@ -322,6 +362,12 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
     s.argmax = r.argmax;
     s.phase = r.phase;
     s.energy = r.energy;
+    s.resolution = md.resolution;
+    s.trotterBound = bound;
+    s.peakMass = r.peakMass;
+    s.peakEnergy = r.peakEnergy;
+    s.exactEnergy = exact;
+    s.errorResolutions = errRes;
     s.callS = callTimes.record();
     s.probabilities = std::move(r.probs);
     s.blocks = std::move(blocks);

@@ -451,24 +451,41 @@ Expected<TrotterPlan> chooseTrotterSteps(const QubitHamiltonian &h,
 Expected<TrotterPlan> trotterPlanForSteps(const TrotterCommutators &c,
                                           const QPEParameters &p,
                                           unsigned order, TrotterPower power,
-                                          uint64_t nTrotter) {
+                                          const std::vector<uint64_t> &steps) {
   if (Error e = checkOrder(order))
     return std::move(e);
   if (order == 2 && !c.hasOrder2)
     return plainError("trotterPlanForSteps: the commutators were computed for "
                       "order 1 only");
-  if (nTrotter < 1)
-    return plainError("n_trotter must be >= 1");
   if (Error e = checkParameters(p))
     return std::move(e);
+  if (steps.size() != p.nEst)
+    return plainError("trotterPlanForSteps: " + Twine(steps.size()) +
+                      " step counts for " + Twine(p.nEst) +
+                      " estimation wires");
+  for (uint64_t n : steps)
+    if (n < 1)
+      return plainError("n_trotter must be >= 1");
   TrotterPlan plan;
   plan.order = order;
   plan.power = power;
   plan.resolution = p.resolution;
   plan.alpha = order == 1 ? c.alpha1 : c.alpha2();
-  plan.steps.assign(p.nEst, nTrotter);
+  plan.steps = steps;
   evaluatePlan(c, p, plan);
   return plan;
+}
+
+Expected<TrotterPlan> trotterPlanForSteps(const TrotterCommutators &c,
+                                          const QPEParameters &p,
+                                          unsigned order, TrotterPower power,
+                                          uint64_t nTrotter) {
+  if (nTrotter < 1)
+    return plainError("n_trotter must be >= 1");
+  if (Error e = checkParameters(p))
+    return std::move(e);
+  return trotterPlanForSteps(c, p, order, power,
+                             std::vector<uint64_t>(p.nEst, nTrotter));
 }
 
 Expected<TrotterPlan> trotterPlanForSteps(const QubitHamiltonian &h,

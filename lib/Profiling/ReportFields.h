@@ -174,6 +174,10 @@ Q2_JSON_FIELDS(QPEParametersRecord) {
   v("base_time", r.baseTime);
   v("energy_shift", r.energyShift);
   v("resolution", r.resolution);
+  v.unlessDefault("trotter_steps", r.trotterSteps, std::vector<uint64_t>());
+  v.optional("trotter_bound", r.trotterBound);
+  v.optional("exact_energy", r.exactEnergy);
+  v.optional("hf_energy", r.hfEnergy);
 }
 
 Q2_JSON_FIELDS(CacheRecord) {
@@ -198,6 +202,13 @@ Q2_JSON_FIELDS(PhaseCSetRecord) {
   v("argmax", r.argmax);
   v("phase", r.phase);
   v("energy", r.energy);
+  // Added within q2.profile/2; reports without them still read (as 0/unset).
+  v.unlessDefault("resolution", r.resolution, 0.0);
+  v.optional("trotter_bound", r.trotterBound);
+  v.unlessDefault("peak_mass", r.peakMass, 0.0);
+  v.unlessDefault("peak_energy", r.peakEnergy, 0.0);
+  v.optional("exact_energy", r.exactEnergy);
+  v.optional("error_resolutions", r.errorResolutions);
   v("call_s", r.callS);
   v("probabilities", r.probabilities);
   v("blocks", r.blocks);

@@ -2,9 +2,11 @@
 #include "q2/QPE/QPEMetadata.h"
 
 #include "q2/Hamiltonian/QPEParameters.h"
+#include "q2/Hamiltonian/TrotterError.h"
 
 #include "Support/JSON.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -34,6 +36,11 @@ Q2_JSON_FIELDS(QPEMetadata) {
   v("resolution", r.resolution);
   v("words", r.words);
   v("default_coeffs", r.defaultCoeffs);
+  // Added in q2.qpe/2; absent in /1.
+  v.unlessDefault("trotter_steps", r.trotterSteps, std::vector<uint64_t>());
+  v.optional("trotter_bound", r.trotterBound);
+  v.optional("exact_energy", r.exactEnergy);
+  v.optional("hf_energy", r.hfEnergy);
 }
 // Enum spelling for the JSON layer (found by argument-dependent lookup).
 std::optional<Mode> parseEnum(llvm::StringRef s, Mode *) { return parseMode(s); }
@@ -61,9 +68,10 @@ llvm::Expected<QPEMetadata> q2::qpe::fromObjectJSON(llvm::StringRef text,
   auto f = format->string();
   if (!f)
     return f.takeError();
-  if (*f != kObjectFormat)
-    return c.error(llvm::Twine("metadata format '") + *f + "', this q2-opt reads '" +
-                   kObjectFormat + "' (recompile the program)");
+  if (*f != kObjectFormat && *f != kObjectFormatV1)
+    return c.error(llvm::Twine("metadata format '") + *f +
+                   "', this q2-opt reads '" + kObjectFormat + "' and '" +
+                   kObjectFormatV1 + "' (recompile the program)");
   QPEMetadata md;
   if (llvm::Error e = q2::json::fromValue(c, md))
     return std::move(e);
@@ -148,6 +156,24 @@ QPEResult q2::qpe::decodeView(llvm::ArrayRef<double> probs,
   }
   r.phase = probs.empty() ? 0 : double(r.argmax) / double(probs.size());
   r.energy = energyOfOutcome(md, r.argmax);
+  // Neighbours by offset, not by index: outcome 2^n - 1 is next to 0 as a
+  // phase, and its energy is one bin from E(0), not a window away.
+  size_t n = probs.size();
+  double mass = 0, moment = 0;
+  std::vector<size_t> seen;
+  for (int d : {0, -1, 1}) {
+    if (n == 0)
+      break;
+    size_t m = (r.argmax + n + d) % n;
+    if (llvm::is_contained(seen, m))
+      continue; // fewer than three outcomes in all
+    seen.push_back(m);
+    mass += probs[m];
+    moment += probs[m] * d;
+  }
+  r.peakMass = mass;
+  // E(m + d) = E(m) - d * resolution.
+  r.peakEnergy = r.energy - (mass > 0 ? moment / mass : 0) * md.resolution;
   return r;
 }
 
@@ -155,4 +181,41 @@ QPEResult q2::qpe::decode(std::vector<double> probs, const QPEMetadata &md) {
   QPEResult r = decodeView(probs, md);
   r.probs = std::move(probs);
   return r;
+}
+
+llvm::Expected<double> q2::qpe::trotterBoundFor(const QPEMetadata &md,
+                                                llvm::ArrayRef<double> coeffs) {
+  namespace ham = q2::hamiltonian;
+  if (coeffs.empty()) {
+    if (md.trotterBound)
+      return *md.trotterBound;
+    coeffs = md.defaultCoeffs;
+  }
+  if (coeffs.size() != md.words.size())
+    return llvm::createStringError(llvm::formatv(
+        "{0} coefficients for {1} terms", coeffs.size(), md.words.size()));
+  ham::QubitHamiltonian h;
+  h.name = md.molecule;
+  h.numQubits = md.nSystem;
+  for (size_t i = 0; i < coeffs.size(); ++i)
+    h.terms.push_back({md.words[i], coeffs[i]});
+  auto c = ham::trotterCommutators(h, md.order);
+  if (!c)
+    return c.takeError();
+  ham::QPEParameters p{};
+  p.baseTime = md.baseTime;
+  p.energyShift = md.energyShift;
+  p.resolution = md.resolution;
+  p.nEst = md.nEst;
+  std::vector<uint64_t> steps;
+  for (unsigned k = 0; k < md.nEst; ++k)
+    steps.push_back(md.stepsOfWire(k));
+  auto plan = ham::trotterPlanForSteps(
+      *c, p, md.order,
+      md.power == Power::Time ? ham::TrotterPower::Time
+                              : ham::TrotterPower::Repeat,
+      steps);
+  if (!plan)
+    return plan.takeError();
+  return plan->maxEnergyError;
 }

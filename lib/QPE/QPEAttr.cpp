@@ -33,6 +33,17 @@ QPEMetadata q2::qpe::fromAttr(QPEAttr a) {
   if (a.getDefaultCoeffs())
     md.defaultCoeffs.assign(a.getDefaultCoeffs().asArrayRef().begin(),
                             a.getDefaultCoeffs().asArrayRef().end());
+  if (a.getTrotterSteps())
+    for (int64_t n : a.getTrotterSteps().asArrayRef())
+      md.trotterSteps.push_back(uint64_t(n));
+  auto opt = [](const llvm::APFloat &v) -> std::optional<double> {
+    if (v.isNaN())
+      return std::nullopt;
+    return v.convertToDouble();
+  };
+  md.trotterBound = opt(a.getTrotterBound());
+  md.exactEnergy = opt(a.getExactEnergy());
+  md.hfEnergy = opt(a.getHfEnergy());
   return md;
 }
 
@@ -41,12 +52,24 @@ QPEAttr q2::qpe::toAttr(MLIRContext *ctx, const QPEMetadata &md) {
   SmallVector<Attribute> words;
   for (const std::string &w : md.words)
     words.push_back(b.getStringAttr(w));
+  // Unset values take the attribute's defaults (not printed).
+  auto opt = [](const std::optional<double> &v) {
+    return v ? llvm::APFloat(*v)
+             : llvm::APFloat::getQNaN(llvm::APFloat::IEEEdouble());
+  };
+  DenseI64ArrayAttr steps;
+  if (!md.trotterSteps.empty()) {
+    SmallVector<int64_t> s(md.trotterSteps.begin(), md.trotterSteps.end());
+    steps = b.getDenseI64ArrayAttr(s);
+  }
   return QPEAttr::get(ctx, md.molecule, md.nSystem, md.nEst, md.nTrotter,
                       md.nTerms, md.order, toString(md.mode),
                       toString(md.power), md.unroll, llvm::APFloat(md.baseTime),
                       llvm::APFloat(md.energyShift),
                       llvm::APFloat(md.resolution), b.getArrayAttr(words),
-                      b.getDenseF64ArrayAttr(md.defaultCoeffs));
+                      b.getDenseF64ArrayAttr(md.defaultCoeffs), steps,
+                      opt(md.trotterBound), opt(md.exactEnergy),
+                      opt(md.hfEnergy));
 }
 
 llvm::Expected<QPEMetadata> q2::qpe::readQPEMetadata(ModuleOp module) {

@@ -10,6 +10,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace q2::qpe;
@@ -76,6 +77,40 @@ llvm::Error QPEMetadata::validate() const {
   for (size_t i = 0; i < defaultCoeffs.size(); ++i)
     if (!std::isfinite(defaultCoeffs[i]))
       return fail(llvm::formatv("default_coeffs[{0}] is not finite", i));
+  if (!trotterSteps.empty()) {
+    if (trotterSteps.size() != nEst)
+      return fail(llvm::formatv("trotter_steps has {0} entries, n_est is {1}",
+                                trotterSteps.size(), nEst));
+    uint64_t most = 0;
+    for (size_t k = 0; k < trotterSteps.size(); ++k) {
+      if (trotterSteps[k] < 1 || trotterSteps[k] > kMaxWireSteps)
+        return fail(llvm::formatv("trotter_steps[{0}] must be in [1, {1}]", k,
+                                  kMaxWireSteps));
+      most = std::max(most, trotterSteps[k]);
+    }
+    if (most != nTrotter)
+      return fail(llvm::formatv("n_trotter ({0}) must be the largest entry of "
+                                "trotter_steps ({1})",
+                                nTrotter, most));
+  }
+  auto finiteIfSet = [](const std::optional<double> &v) {
+    return !v || std::isfinite(*v);
+  };
+  if (!finiteIfSet(trotterBound) || (trotterBound && *trotterBound < 0))
+    return fail("trotter_bound must be finite and >= 0");
+  if (!finiteIfSet(exactEnergy))
+    return fail("exact_energy must be finite");
+  if (!finiteIfSet(hfEnergy))
+    return fail("hf_energy must be finite");
   return llvm::Error::success();
+}
+
+uint64_t QPEMetadata::irScale() const {
+  if (trotterSteps.empty())
+    return uint64_t(nEst) * nTrotter * nTerms;
+  uint64_t steps = 0;
+  for (uint64_t n : trotterSteps)
+    steps += n; // each <= kMaxWireSteps, at most 32 of them
+  return steps * nTerms;
 }
 

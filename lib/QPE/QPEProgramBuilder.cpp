@@ -9,7 +9,9 @@
 // pauli_rot(theta = 2 c_j dt); the identity term plus the energy shift is a
 // phase on the control, PhaseShift(-(c_0 - shift) dt). Both are computed in
 // TOSA as angles = coeffs * scale + offset for dt0 = base_time / n_trotter,
-// and scaled by 2^k inside the loop when power = time.
+// and scaled by 2^k inside the loop when power = time. With a per-wire step
+// table n_k, dt0 = base_time and the loop scales by 2^k / n_k (time) or
+// 1 / n_k (repeat).
 //
 //===----------------------------------------------------------------------===//
 #include "q2/QPE/QPEProgram.h"
@@ -116,7 +118,7 @@ private:
 } // namespace
 
 void ProgramBuilder::emitAngles(Value coeffs) {
-  double dt0 = p.baseTime / o.nTrotter;
+  double dt0 = o.trotterSteps.empty() ? p.baseTime / o.nTrotter : p.baseTime;
   SmallVector<double> scale, offset;
   for (const PauliTerm &t : terms) {
     bool id = isIdentity(t.word);
@@ -197,7 +199,26 @@ Value ProgramBuilder::emitEvolutionRolled(Value reg0) {
 
   Value pow2k = arith::ShLIOp::create(b, loc, i64(1), k64);
   Value factor, steps;
-  if (o.power == Power::Time) {
+  if (!o.trotterSteps.empty()) {
+    // n_k from the table by a chain of selects (n_est <= 32 entries).
+    Value nk = i64(int64_t(o.trotterSteps[nEst - 1]));
+    for (unsigned j = nEst - 1; j-- > 0;) {
+      Value isJ = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k64,
+                                        i64(j));
+      nk = arith::SelectOp::create(b, loc, isJ,
+                                   i64(int64_t(o.trotterSteps[j])), nk);
+    }
+    Value nkF = arith::SIToFPOp::create(b, loc, b.getF64Type(), nk);
+    Value n = nk;
+    if (o.power == Power::Time) {
+      Value p2 = arith::SIToFPOp::create(b, loc, b.getF64Type(), pow2k);
+      factor = arith::DivFOp::create(b, loc, p2, nkF);
+    } else {
+      factor = arith::DivFOp::create(b, loc, f64(1.0), nkF);
+      n = arith::MulIOp::create(b, loc, pow2k, nk);
+    }
+    steps = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+  } else if (o.power == Power::Time) {
     factor = arith::SIToFPOp::create(b, loc, b.getF64Type(), pow2k);
     steps = idx(o.nTrotter);
   } else {
@@ -234,10 +255,16 @@ Value ProgramBuilder::emitEvolutionUnrolled(Value reg) {
     Value ctrl = gate("H", {}, extract(reg, nSys + k)).first;
     Value factor;
     uint64_t steps = o.nTrotter;
-    if (o.power == Power::Time)
+    if (!o.trotterSteps.empty()) {
+      uint64_t nk = o.trotterSteps[k];
+      bool time = o.power == Power::Time;
+      factor = f64((time ? std::ldexp(1.0, k) : 1.0) / double(nk));
+      steps = time ? nk : nk << k;
+    } else if (o.power == Power::Time) {
       factor = k ? f64(std::ldexp(1.0, k)) : Value();
-    else
+    } else {
       steps = uint64_t(o.nTrotter) << k;
+    }
     for (uint64_t s = 0; s < steps; ++s)
       emitTrotterStep(factor, ctrl, sys);
     reg = insert(reg, nSys + k, ctrl);
@@ -320,6 +347,10 @@ QPEMetadata ProgramBuilder::metadata() {
     md.words.push_back(t.word);
     md.defaultCoeffs.push_back(t.coeff);
   }
+  md.trotterSteps = o.trotterSteps;
+  md.trotterBound = o.trotterBound;
+  md.exactEnergy = o.exactEnergy;
+  md.hfEnergy = o.hfEnergy;
   return md;
 }
 
@@ -374,10 +405,26 @@ llvm::Expected<OwningOpRef<ModuleOp>>
 q2::qpe::buildQPEProgram(MLIRContext &ctx,
                          const hamiltonian::QubitHamiltonian &h,
                          const hamiltonian::QPEParameters &params,
-                         const QPEOptions &options) {
+                         const QPEOptions &givenOptions) {
   auto fail = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
+  QPEOptions options = givenOptions;
+  if (!options.trotterSteps.empty()) {
+    if (options.trotterSteps.size() != params.nEst)
+      return fail(llvm::formatv("{0} Trotter step counts for {1} estimation "
+                                "wires",
+                                options.trotterSteps.size(), params.nEst));
+    uint64_t lo = *llvm::min_element(options.trotterSteps);
+    uint64_t hi = *llvm::max_element(options.trotterSteps);
+    if (lo < 1 || hi > kMaxWireSteps)
+      return fail(llvm::formatv("Trotter step counts must be in [1, {0}]",
+                                kMaxWireSteps));
+    options.nTrotter = unsigned(hi);
+    // One count for every wire needs no table (the program stays as small).
+    if (lo == hi)
+      options.trotterSteps.clear();
+  }
   if (h.numQubits == 0 || h.terms.empty())
     return fail("the Hamiltonian has no qubits or no terms");
   if (params.nEst < 1 || params.nEst > hamiltonian::kMaxEstimationQubits)
@@ -394,6 +441,17 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
                               "qubits, above the limit of {3}",
                               h.numQubits, params.nEst, total,
                               hamiltonian::kMaxQubits));
+  if (options.unroll && !options.trotterSteps.empty()) {
+    // Straight-line code of every step: refuse what would not fit in memory.
+    uint64_t total = 0;
+    for (unsigned k = 0; k < params.nEst; ++k)
+      total += options.power == Power::Time ? options.trotterSteps[k]
+                                            : options.trotterSteps[k] << k;
+    if (total > (uint64_t(1) << 20))
+      return fail(llvm::formatv("--unroll would emit {0} Trotter steps; give "
+                                "fewer steps or do not unroll",
+                                total));
+  }
   if (options.unroll && options.power == Power::Repeat &&
       params.nEst > 20)
     return fail(llvm::formatv("--unroll with --power repeat and n_est = {0} "

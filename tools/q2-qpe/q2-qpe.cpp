@@ -1,5 +1,7 @@
 //===- q2-qpe.cpp - Hamiltonian -> stage-0 QPE program --------------------===//
 //
+//   q2-qpe h2.FCIDUMP -o h2.mlir        (defaults: --n-trotter auto, power
+//                                        repeat, n_est for 3 mHa)
 //   q2-qpe h2.FCIDUMP --mode dynamic --n-est 8 --n-trotter 10 -o h2.mlir
 //   q2-qpe h2.FCIDUMP --info [--json]
 //   q2-qpe --molecule lih.xyz --basis sto-3g --charge 0 --active 2,3 --info
@@ -7,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Hamiltonian/Hamiltonian.h"
+#include "q2/QPE/ProgramPlan.h"
 #include "q2/QPE/QPEProgram.h"
 #include "q2/Support/FileIO.h"
 
@@ -41,23 +44,27 @@ static cl::opt<q2::qpe::Mode> mode(
                clEnumValN(q2::qpe::Mode::Dynamic, "dynamic",
                           "func argument tensor<N x f64> (default)")),
     cl::init(q2::qpe::Mode::Dynamic), cl::cat(cat));
-static cl::opt<unsigned> order("order", cl::desc("Trotter order: 1 or 2"),
+static cl::opt<unsigned> order("order",
+                               cl::desc("Trotter order: 1 or 2 (default 2)"),
                                cl::init(2), cl::cat(cat));
 static cl::opt<unsigned> nEst("n-est",
                               cl::desc("Estimation qubits (default: from "
                                        "--resolution and the window)"),
                               cl::cat(cat));
-static cl::opt<unsigned> nTrotter("n-trotter",
-                                  cl::desc("Trotter steps per controlled "
-                                           "evolution"),
-                                  cl::init(1), cl::cat(cat));
+static cl::opt<std::string> nTrotter(
+    "n-trotter",
+    cl::desc("Trotter steps per controlled evolution: 'auto' (default) "
+             "picks per wire the fewest steps whose rigorous error bound "
+             "stays below 1/4 of the resolution; a number N uses N on every "
+             "wire and warns when its bound exceeds the resolution"),
+    cl::value_desc("auto|N"), cl::init("auto"), cl::cat(cat));
 static cl::opt<q2::qpe::Power> power(
     "power", cl::desc("How estimation wire k gets U^(2^k)"),
     cl::values(clEnumValN(q2::qpe::Power::Time, "time",
-                          "evolve for 2^k t (default)"),
+                          "evolve for 2^k t (with auto: ~2^k steps)"),
                clEnumValN(q2::qpe::Power::Repeat, "repeat",
-                          "repeat U(t) 2^k times")),
-    cl::init(q2::qpe::Power::Time), cl::cat(cat));
+                          "repeat U(t) 2^k times (default)")),
+    cl::init(q2::qpe::Power::Repeat), cl::cat(cat));
 static cl::opt<bool> unroll("unroll",
                             cl::desc("Fully unroll all loops (stress case)"),
                             cl::cat(cat));
@@ -164,12 +171,35 @@ static std::string ha(double v) {
   return formatv("{0:E10}", v).str();
 }
 
+/// "13 on every wire" or "13, 26, ..., 13338 (wire 0 .. n_est-1)".
+static std::string stepsText(const std::vector<uint64_t> &steps) {
+  if (steps.empty())
+    return "";
+  if (llvm::all_equal(steps))
+    return formatv("{0} on every wire", steps.front()).str();
+  std::string s;
+  for (size_t k = 0; k < steps.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(steps[k]);
+  return s + " (wire 0 .. " + std::to_string(steps.size() - 1) + ")";
+}
+
+/// The QPE part of --info: what the program would be with these flags.
+struct InfoPlan {
+  std::optional<ham::QPEParameters> params;
+  std::optional<q2::qpe::ProgramPlan> plan;
+  std::string error; ///< why params/plan are unset
+};
+
 static int printInfo(const ham::QubitHamiltonian &h,
-                     const nlohmann::json &psi4Result) {
-  Expected<ham::ExactResult> exact = ham::exactSectorEnergies(h);
+                     const nlohmann::json &psi4Result, const InfoPlan &qp) {
+  Expected<ham::ExactResult> exact =
+      qp.plan && qp.plan->exact
+          ? Expected<ham::ExactResult>(*qp.plan->exact)
+          : ham::exactSectorEnergies(h);
   std::string exactErr;
   if (!exact)
     exactErr = toString(exact.takeError());
+  const ham::TrotterPlan *tp = qp.plan ? &qp.plan->trotter : nullptr;
   if (json) {
     nlohmann::json j = {{"name", h.name},
                         {"n_qubits", h.numQubits},
@@ -189,6 +219,22 @@ static int printInfo(const ham::QubitHamiltonian &h,
     }
     if (!psi4Result.is_null())
       j["psi4"] = psi4Result;
+    if (tp) {
+      j["qpe"] = {{"n_est", qp.params->nEst},
+                  {"resolution", qp.params->resolution},
+                  {"base_time", qp.params->baseTime},
+                  {"order", tp->order},
+                  {"power", tp->power == ham::TrotterPower::Time ? "time"
+                                                                 : "repeat"},
+                  {"n_trotter", qp.plan->automatic ? "auto" : "explicit"},
+                  {"trotter_steps", tp->steps},
+                  {"trotter_bound", tp->maxEnergyError},
+                  {"total_steps", tp->totalSteps}};
+      if (qp.plan->automatic)
+        j["qpe"]["trotter_target"] = tp->targetEnergyError;
+    } else {
+      j["qpe_error"] = qp.error;
+    }
     outs() << j.dump(2) << "\n";
     return 0;
   }
@@ -208,6 +254,23 @@ static int printInfo(const ham::QubitHamiltonian &h,
                       exact->sectorDim);
   else
     outs() << "exact ground     unavailable: " << exactErr << "\n";
+  if (tp) {
+    outs() << formatv("QPE              n_est {0}, resolution {1:F6} Ha, "
+                      "order {2}, power {3}\n",
+                      qp.params->nEst, qp.params->resolution, tp->order,
+                      tp->power == ham::TrotterPower::Time ? "time"
+                                                           : "repeat")
+           << formatv("Trotter steps    {0} ({1})\n", stepsText(tp->steps),
+                      qp.plan->automatic ? "auto" : "--n-trotter")
+           << formatv("Trotter bound    {0:E3} Ha = {1:F3} resolutions{2}\n",
+                      tp->maxEnergyError,
+                      tp->maxEnergyError / qp.params->resolution,
+                      qp.plan->automatic
+                          ? formatv(" (target {0:F2})", tp->fraction).str()
+                          : std::string());
+  } else {
+    outs() << "QPE plan         unavailable: " << qp.error << "\n";
+  }
   if (!psi4Result.is_null())
     outs() << formatv("psi4 RHF         {0} Ha\n",
                       ha(psi4Result.value("scf_energy", NAN)))
@@ -255,6 +318,18 @@ int main(int argc, char **argv) {
        !finite(window[1] - window[0]) || !(window[1] - window[0] > 1e-9)))
     return fail("--window needs finite lo,hi with lo < hi and 1e-9 Ha < hi - lo "
                 "< inf");
+  // --n-trotter: 'auto' (unset) or a positive integer, checked before any
+  // work.
+  std::optional<uint64_t> explicitSteps;
+  if (nTrotter != "auto") {
+    uint64_t n = 0;
+    if (StringRef(nTrotter).getAsInteger(10, n) || n < 1 ||
+        n > q2::qpe::kMaxWireSteps)
+      return fail(formatv("--n-trotter must be 'auto' or an integer in "
+                          "[1, {0}], got '{1}'",
+                          q2::qpe::kMaxWireSteps, std::string(nTrotter)));
+    explicitSteps = n;
+  }
   std::unique_ptr<ham::Psi4Run> psi4Run;
   nlohmann::json psi4Result;
   std::string hamFile = inputFile;
@@ -283,9 +358,6 @@ int main(int argc, char **argv) {
         }))
       return fail(toString(std::move(e))); // names the file
   }
-  if (info)
-    return printInfo(*h, psi4Result);
-
   std::optional<std::pair<double, double>> win;
   if (!window.empty()) {
     if (window.size() != 2 || !(window[0] < window[1]))
@@ -295,24 +367,52 @@ int main(int argc, char **argv) {
   std::optional<unsigned> est;
   if (nEst.getNumOccurrences())
     est = nEst;
-  Expected<ham::QPEParameters> params =
-      ham::computeQPEParameters(*h, est, resolution, win);
-  if (!params)
-    return fail(toString(params.takeError()));
-  if (baseTime.getNumOccurrences()) {
-    if (!(baseTime > 0))
-      return fail("--base-time must be > 0");
-    params->baseTime = baseTime;
-  }
-  if (energyShift.getNumOccurrences())
-    params->energyShift = energyShift;
-
   q2::qpe::QPEOptions opts;
   opts.mode = mode;
   opts.order = order;
-  opts.nTrotter = nTrotter;
   opts.power = power;
   opts.unroll = unroll;
+  if (order != 1 && order != 2)
+    return fail(formatv("Trotter order must be 1 or 2, got {0}",
+                        unsigned(order)));
+
+  // Plan before writing anything: parameters, steps, reference energies.
+  InfoPlan qp;
+  Expected<ham::QPEParameters> params =
+      ham::computeQPEParameters(*h, est, resolution, win);
+  if (params) {
+    if (baseTime.getNumOccurrences()) {
+      params->baseTime = baseTime;
+      // The bins follow t: resolution = 2 pi / (2^n_est t).
+      params->resolution = 2 * M_PI / (std::ldexp(1.0, int(params->nEst)) *
+                                       params->baseTime);
+    }
+    if (energyShift.getNumOccurrences())
+      params->energyShift = energyShift;
+    qp.params = *params;
+    auto plan = q2::qpe::planProgram(*h, *params, explicitSteps, opts);
+    if (plan)
+      qp.plan = std::move(*plan);
+    else
+      qp.error = toString(plan.takeError());
+  } else {
+    qp.error = toString(params.takeError());
+  }
+  if (info)
+    return printInfo(*h, psi4Result, qp);
+  if (!params)
+    return fail(qp.error);
+  if (!qp.plan)
+    return fail(qp.error);
+  const ham::TrotterPlan &tp = qp.plan->trotter;
+  if (!qp.plan->automatic && tp.exceedsResolution())
+    WithColor::warning(errs(), "q2-qpe")
+        << formatv("--n-trotter {0}: the Trotter error bound {1:E3} Ha "
+                   "exceeds the resolution {2:E3} Ha ({3:F1} resolutions); "
+                   "the energy may be off by more than one bin "
+                   "(--n-trotter auto picks enough steps)\n",
+                   std::string(nTrotter), tp.maxEnergyError, tp.resolution,
+                   tp.maxEnergyError / tp.resolution);
 
   mlir::MLIRContext ctx;
   auto module = q2::qpe::buildQPEProgram(ctx, *h, *params, opts);

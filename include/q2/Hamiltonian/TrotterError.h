@@ -141,6 +141,14 @@ llvm::Expected<TrotterPlan> trotterPlanForSteps(const TrotterCommutators &c,
                                                 unsigned order,
                                                 TrotterPower power,
                                                 uint64_t nTrotter);
+/// The bounds for a per-wire step table (one entry per estimation wire, as
+/// a program's `trotter_steps` metadata holds it), e.g. for coefficients
+/// other than the ones the steps were chosen for. Errors: as above, and a
+/// table whose size is not p.nEst.
+llvm::Expected<TrotterPlan>
+trotterPlanForSteps(const TrotterCommutators &c, const QPEParameters &p,
+                    unsigned order, TrotterPower power,
+                    const std::vector<uint64_t> &steps);
 
 } // namespace q2::hamiltonian
 

@@ -41,6 +41,10 @@ struct QPEParametersRecord {
   std::string power; ///< "time" or "repeat"
   bool unroll = false;
   double baseTime = 0, energyShift = 0, resolution = 0;
+  /// Per-wire Trotter steps when they differ (empty: n_trotter everywhere).
+  std::vector<uint64_t> trotterSteps;
+  /// Ha, from the program's metadata when it has them.
+  std::optional<double> trotterBound, exactEnergy, hfEnergy;
 };
 
 /// A scalar option value as it appears in the report.
@@ -71,6 +75,14 @@ struct PhaseCSetRecord {
   uint64_t argmax = 0;
   double phase = 0;
   double energy = 0;
+  /// The error estimate of `energy` (all Ha but peak_mass; docs/report.md).
+  double resolution = 0;
+  std::optional<double> trotterBound; ///< for this set's coefficients
+  double peakMass = 0;   ///< probability of outcomes argmax-1..argmax+1
+  double peakEnergy = 0; ///< probability-weighted energy over the peak
+  /// The sector's exact ground energy (the default coefficients only) and
+  /// (energy - exact) / resolution.
+  std::optional<double> exactEnergy, errorResolutions;
   StatsRecord callS; ///< seconds per call
   std::vector<double> probabilities;
   /// The powered blocks of the last call.

@@ -34,8 +34,13 @@ inline constexpr const char *kEntryName = "qpe";
 /// Object-file section (and symbol) carrying the metadata as JSON.
 inline constexpr const char *kObjectSection = ".q2.qpe";
 inline constexpr const char *kObjectSymbol = "__q2_qpe_metadata";
-/// Format of that JSON; an object with another format is refused.
-inline constexpr const char *kObjectFormat = "q2.qpe/1";
+/// Format of that JSON. /2 added the Trotter step table, the bound and the
+/// reference energies; /1 is still read (without them), others are refused.
+inline constexpr const char *kObjectFormat = "q2.qpe/2";
+inline constexpr const char *kObjectFormatV1 = "q2.qpe/1";
+
+/// Largest Trotter step count of one wire (n_trotter is 32-bit).
+inline constexpr uint64_t kMaxWireSteps = UINT32_MAX;
 
 struct QPEMetadata {
   std::string molecule;
@@ -46,11 +51,26 @@ struct QPEMetadata {
   double baseTime = 0, energyShift = 0, resolution = 0;
   std::vector<std::string> words;    ///< Pauli word per coefficient
   std::vector<double> defaultCoeffs; ///< one per word
+  /// Trotter steps of estimation wire k's evolution (of t_k = 2^k t for
+  /// power=time; of t, done 2^k times, for power=repeat). Empty: every wire
+  /// uses nTrotter; otherwise one entry per wire and nTrotter is the largest.
+  std::vector<uint64_t> trotterSteps;
+  /// Ha: rigorous bound on the shift of the energies the QPE reads, for the
+  /// default coefficients (docs/trotter-error.md); unset when not computed.
+  std::optional<double> trotterBound;
+  /// Ha: exact ground energy of the sector and <HF|H|HF>, for the default
+  /// coefficients; unset when the sector was too large to diagonalise.
+  std::optional<double> exactEnergy, hfEnergy;
   unsigned numQubits() const { return nSystem + nEst; }
   /// Coefficients the entry point takes: n_terms (dynamic) or 0 (fixed).
   unsigned numCoeffArgs() const { return mode == Mode::Dynamic ? nTerms : 0; }
-  /// n_est * n_trotter * n_terms: what IR size scales with when unrolled.
-  uint64_t irScale() const { return uint64_t(nEst) * nTrotter * nTerms; }
+  /// Steps of one evolution on wire k (trotterSteps[k] or nTrotter).
+  uint64_t stepsOfWire(unsigned k) const {
+    return trotterSteps.empty() ? nTrotter : trotterSteps[k];
+  }
+  /// Sum over wires of their step counts * n_terms: what IR size scales
+  /// with when unrolled (n_est * n_trotter * n_terms for one step count).
+  uint64_t irScale() const;
   /// Checks ranges and consistency (the same rules as the attribute's
   /// verifier); errors name the field.
   llvm::Error validate() const;
@@ -76,6 +96,10 @@ struct QPEResult {
   uint64_t argmax = 0;
   double phase = 0;  ///< argmax / 2^nEst
   double energy = 0; ///< energyOfOutcome(argmax)
+  /// Probability of the peak: outcomes argmax-1, argmax, argmax+1 (cyclic,
+  /// as phases are), and the probability-weighted energy over them.
+  double peakMass = 0;
+  double peakEnergy = 0;
 };
 
 /// E = shift - 2 pi m / (2^nEst t): the energy outcome m stands for.
@@ -85,6 +109,12 @@ QPEResult decode(std::vector<double> probs, const QPEMetadata &md);
 /// The same readout without taking the probabilities (`probs` of the result
 /// stays empty): for callers that own the buffer, e.g. a NumPy array.
 QPEResult decodeView(llvm::ArrayRef<double> probs, const QPEMetadata &md);
+
+/// Ha: the Trotter bound (docs/trotter-error.md) of the program's step
+/// counts for the coefficients `coeffs` (one per word; empty: the defaults,
+/// whose bound the metadata may already hold).
+llvm::Expected<double> trotterBoundFor(const QPEMetadata &md,
+                                       llvm::ArrayRef<double> coeffs);
 
 } // namespace q2::qpe
 

@@ -16,6 +16,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,12 +34,19 @@ struct QPEOptions {
   Mode mode = Mode::Dynamic;
   unsigned order = 2;    ///< Trotter order: 1 or 2
   unsigned nTrotter = 1; ///< Trotter steps per controlled evolution
+  /// Per-wire steps (QPEMetadata::trotterSteps); when set, it replaces
+  /// nTrotter. A table of equal entries is stored as that one n_trotter.
+  std::vector<uint64_t> trotterSteps;
   Power power = Power::Time;
   bool unroll = false;   ///< emit straight-line code (the stress case)
+  /// Copied into the metadata (Ha): the Trotter bound for these steps and
+  /// the reference energies of the default coefficients.
+  std::optional<double> trotterBound, exactEnergy, hfEnergy;
 };
 
-/// Builds the program. Errors: n_est < 1 or > 32, n_trotter < 1, order not
-/// 1/2, more than 62 qubits in all, a Hamiltonian without terms.
+/// Builds the program. Errors: n_est < 1 or > 32, n_trotter < 1 (or a step
+/// table that is not one entry >= 1 per wire), order not 1/2, more than 62
+/// qubits in all, a Hamiltonian without terms.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 buildQPEProgram(mlir::MLIRContext &ctx,
                 const hamiltonian::QubitHamiltonian &h,

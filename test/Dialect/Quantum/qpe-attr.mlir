@@ -102,3 +102,40 @@ func.func @not_on_a_module() attributes {quantum.qpe = 1 : i64} {
   // expected-error @-1 {{'quantum.qpe' belongs on a builtin.module}}
   return
 }
+
+// -----
+
+// The optional fields (q2.qpe/2): a per-wire step table whose largest entry
+// is n_trotter, the Trotter bound and the reference energies round-trip.
+// CHECK-LABEL: module attributes {quantum.qpe = #quantum.qpe<molecule = "H2", n_system = 1, n_est = 2, n_trotter = 7,
+// CHECK-SAME: trotter_steps = [3, 7], trotter_bound = 1.250000e-04, exact_energy = -1.1372701746571028, hf_energy = -1.1166843870661911>}
+module attributes {quantum.qpe = #quantum.qpe<molecule = "H2", n_system = 1, n_est = 2, n_trotter = 7, n_terms = 1, order = 2, mode = "fixed", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["Z"], default_coeffs = [1.0], trotter_steps = [3, 7], trotter_bound = 1.25e-4, exact_energy = -1.1372701746571028, hf_energy = -1.1166843870661911>} {
+  func.func @qpe() -> tensor<4xf64> {
+    %z = arith.constant dense<0.0> : tensor<4xf64>
+    return %z : tensor<4xf64>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{n_trotter (3) must be the largest entry of trotter_steps (7)}}
+module attributes {quantum.qpe = #quantum.qpe<molecule = "H2", n_system = 1, n_est = 2, n_trotter = 3, n_terms = 1, order = 2, mode = "fixed", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["Z"], default_coeffs = [1.0], trotter_steps = [3, 7]>} {
+}
+
+// -----
+
+// expected-error @+1 {{trotter_steps has 3 entries, n_est is 2}}
+module attributes {quantum.qpe = #quantum.qpe<molecule = "H2", n_system = 1, n_est = 2, n_trotter = 7, n_terms = 1, order = 2, mode = "fixed", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["Z"], default_coeffs = [1.0], trotter_steps = [3, 7, 7]>} {
+}
+
+// -----
+
+// expected-error @+1 {{trotter_steps[0] must be >= 1}}
+module attributes {quantum.qpe = #quantum.qpe<molecule = "H2", n_system = 1, n_est = 2, n_trotter = 7, n_terms = 1, order = 2, mode = "fixed", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["Z"], default_coeffs = [1.0], trotter_steps = [0, 7]>} {
+}
+
+// -----
+
+// expected-error @+1 {{trotter_bound must be finite and >= 0}}
+module attributes {quantum.qpe = #quantum.qpe<molecule = "H2", n_system = 1, n_est = 2, n_trotter = 7, n_terms = 1, order = 2, mode = "fixed", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["Z"], default_coeffs = [1.0], trotter_bound = -1.0>} {
+}

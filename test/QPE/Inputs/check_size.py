@@ -13,6 +13,9 @@ ham, tmp = sys.argv[1], sys.argv[2]
 def gen(n_est, n_trotter, *extra):
     if "--order" not in extra:
         extra = ("--order", "1") + extra
+    # The unrolled count below is that of power = time (no longer the default).
+    if "--power" not in extra:
+        extra = ("--power", "time") + extra
     out = "%s/p_%d_%d%s.mlir" % (tmp, n_est, n_trotter, "".join(extra))
     subprocess.run(["q2-qpe", ham, "--n-est", str(n_est), "--n-trotter",
                     str(n_trotter), "-o", out] + list(extra), check=True)

@@ -446,6 +446,32 @@ TEST(TrotterSteps, ExplicitStepCountAndDegenerateCases) {
             std::string::npos);
 }
 
+// A per-wire table (as a program's metadata holds it) gives back the plan it
+// was chosen with; a table of the wrong size or with a zero is refused.
+TEST(TrotterSteps, PerWireTableEvaluatesLikeTheChosenPlan) {
+  QubitHamiltonian h = expectOk(loadHamiltonian(dataFile("h2_0.7414.FCIDUMP")));
+  QPEParameters p = expectOk(computeQPEParameters(h, std::nullopt));
+  TrotterCommutators c = expectOk(trotterCommutators(h, 2));
+  for (TrotterPower power : {TrotterPower::Time, TrotterPower::Repeat}) {
+    TrotterPlan chosen = expectOk(chooseTrotterSteps(c, p, 2, power));
+    TrotterPlan again =
+        expectOk(trotterPlanForSteps(c, p, 2, power, chosen.steps));
+    EXPECT_EQ(again.steps, chosen.steps);
+    EXPECT_DOUBLE_EQ(again.maxEnergyError, chosen.maxEnergyError);
+    EXPECT_LE(again.maxEnergyError, 0.25 * p.resolution);
+  }
+  auto shortTable = trotterPlanForSteps(c, p, 2, TrotterPower::Time,
+                                        std::vector<uint64_t>(p.nEst - 1, 5));
+  ASSERT_FALSE(bool(shortTable));
+  EXPECT_NE(llvm::toString(shortTable.takeError()).find("step counts for"),
+            std::string::npos);
+  std::vector<uint64_t> zero(p.nEst, 5);
+  zero[2] = 0;
+  auto withZero = trotterPlanForSteps(c, p, 2, TrotterPower::Time, zero);
+  ASSERT_FALSE(bool(withZero));
+  llvm::consumeError(withZero.takeError());
+}
+
 TEST(TrotterSteps, EigenphaseBound) {
   EXPECT_EQ(eigenphaseErrorBound(0.0), 0.0);
   EXPECT_NEAR(eigenphaseErrorBound(1e-6), 1e-6, 1e-15);

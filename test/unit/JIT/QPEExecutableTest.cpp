@@ -350,7 +350,8 @@ Mat trotter2(const std::vector<hamiltonian::PauliTerm> &terms, double tau) {
 std::vector<double> denseQPE(const std::vector<hamiltonian::PauliTerm> &terms,
                              double t, double shift, unsigned nEst,
                              unsigned nTrotter, qpe::Power power,
-                             const Eigen::VectorXcd &psi0, bool exact) {
+                             const Eigen::VectorXcd &psi0, bool exact,
+                             const std::vector<unsigned> &wireSteps = {}) {
   Eigen::Index dim = psi0.size();
   Mat H = Mat::Zero(dim, dim);
   for (const auto &term : terms)
@@ -380,8 +381,9 @@ std::vector<double> denseQPE(const std::vector<hamiltonian::PauliTerm> &terms,
     if (power == qpe::Power::Time && exact) {
       v[k] = exactW(tau);
     } else if (power == qpe::Power::Time) {
-      v[k] = trotter2(terms, tau / nTrotter);
-      reps[k] = nTrotter;
+      unsigned nk = wireSteps.empty() ? nTrotter : wireSteps[k];
+      v[k] = trotter2(terms, tau / nk);
+      reps[k] = nk;
       phase[k] = std::exp(I1 * (shift * tau));
     } else {
       v[k] = k == 0 ? (exact ? exactW(t) : trotterW(t))
@@ -609,6 +611,60 @@ TEST_F(H2Fixture, PowerRepeatMatchesDenseTrotterizedQPE) {
   }
 }
 
+// A per-wire step table (power = time, as --n-trotter auto writes it): the
+// JIT distribution equals the dense QPE with those steps on each wire, and
+// the metadata holds the table with n_trotter its largest entry.
+TEST_F(H2Fixture, PerWireStepsMatchDenseTrotterizedQPE) {
+  // Unrolled: a short table (unrolled programs do not compile in linear
+  // time yet).
+  for (auto [unroll, steps] :
+       {std::pair<bool, std::vector<unsigned>>{
+            false, {1, 2, 3, 5, 8, 13, 21, 34}},
+        {true, {1, 2, 1, 1, 1, 1, 1, 3}}}) {
+    std::vector<double> ref =
+        denseQPE(h.terms, params.baseTime, params.energyShift, kNEst, 0,
+                 qpe::Power::Time, hfState(), /*exact=*/false, steps);
+    qpe::QPEOptions o;
+    o.mode = qpe::Mode::Dynamic;
+    o.order = 2;
+    o.power = qpe::Power::Time;
+    o.unroll = unroll;
+    o.trotterSteps.assign(steps.begin(), steps.end());
+    auto module = qpe::buildQPEProgram(*env.ctx, h, params, o);
+    ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+    auto md = qpe::readQPEMetadata(**module);
+    ASSERT_TRUE(bool(md)) << llvm::toString(md.takeError());
+    EXPECT_EQ(md->nTrotter, *std::max_element(steps.begin(), steps.end()));
+    EXPECT_EQ(md->trotterSteps, std::vector<uint64_t>(steps.begin(),
+                                                      steps.end()));
+    auto obj = pipeline::compileToObject(**module, pipeline::PipelineOptions());
+    ASSERT_TRUE(bool(obj)) << llvm::toString(obj.takeError());
+    auto exe = jit::QPEExecutable::load(*obj, md->nTerms, md->nEst,
+                                        runtimeOpts());
+    ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError());
+    auto probs = (*exe)->run(md->defaultCoeffs);
+    ASSERT_TRUE(bool(probs)) << llvm::toString(probs.takeError());
+    EXPECT_LT(maxAbsDiff(*probs, ref), 1e-10) << (unroll ? "unrolled" : "rolled");
+  }
+  // Equal entries collapse to one n_trotter (no table).
+  qpe::QPEOptions o;
+  o.trotterSteps.assign(kNEst, 7);
+  auto module = qpe::buildQPEProgram(*env.ctx, h, params, o);
+  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+  auto md = qpe::readQPEMetadata(**module);
+  ASSERT_TRUE(bool(md)) << llvm::toString(md.takeError());
+  EXPECT_EQ(md->nTrotter, 7u);
+  EXPECT_TRUE(md->trotterSteps.empty());
+  // A table of the wrong size or with a zero is refused.
+  o.trotterSteps.assign(kNEst - 1, 7);
+  EXPECT_FALSE(bool(qpe::buildQPEProgram(*env.ctx, h, params, o)));
+  o.trotterSteps.assign(kNEst, 0);
+  auto bad = qpe::buildQPEProgram(*env.ctx, h, params, o);
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("Trotter step counts"),
+            std::string::npos);
+}
+
 TEST_F(H2Fixture, FixedAndDynamicAgreeAndCoefficientsMatter) {
   auto fixed = compile(qpe::Mode::Fixed, qpe::Power::Time);
   auto dyn = compile(qpe::Mode::Dynamic, qpe::Power::Time);
@@ -804,6 +860,93 @@ TEST_F(Errors, DefaultRuntimeLibraryPath) {
   EXPECT_TRUE(bool(exe)) << llvm::toString(exe.takeError());
   if (saved)
     ::setenv("Q2_RUNTIME_LIB", savedValue.c_str(), 1);
+}
+
+// The peak is argmax and its cyclic neighbours; the estimate weights their
+// energies E(m + d) = E(m) - d * resolution.
+TEST(Decode, PeakMassAndEstimate) {
+  qpe::QPEMetadata md;
+  md.nEst = 3;
+  md.baseTime = 0.5;
+  md.energyShift = 2.0;
+  md.resolution = 2 * M_PI / (8 * 0.5);
+  std::vector<double> p(8, 0.0);
+  p[0] = 0.5;
+  p[7] = 0.2; // neighbour of 0 as a phase
+  p[1] = 0.1;
+  p[4] = 0.2;
+  qpe::QPEResult r = qpe::decode(p, md);
+  EXPECT_EQ(r.argmax, 0u);
+  EXPECT_NEAR(r.peakMass, 0.8, 1e-15);
+  double e0 = qpe::energyOfOutcome(md, 0);
+  EXPECT_NEAR(r.peakEnergy, e0 - (0.1 - 0.2) / 0.8 * md.resolution, 1e-14);
+  // Two outcomes only: the other one counts once.
+  md.nEst = 1;
+  qpe::QPEResult two = qpe::decode({0.75, 0.25}, md);
+  EXPECT_NEAR(two.peakMass, 1.0, 1e-15);
+}
+
+// The object JSON (q2.qpe/2) keeps the step table, the bound and the
+// reference energies; q2.qpe/1 (without them) still reads; others do not.
+TEST(ObjectJSON, RoundTripAndOldFormat) {
+  qpe::QPEMetadata md;
+  md.molecule = "m";
+  md.nSystem = 2;
+  md.nEst = 3;
+  md.nTrotter = 9;
+  md.nTerms = 2;
+  md.order = 2;
+  md.baseTime = 0.5;
+  md.energyShift = 1.0;
+  md.resolution = 0.1;
+  md.words = {"II", "ZZ"};
+  md.defaultCoeffs = {0.5, 0.25};
+  md.trotterSteps = {2, 4, 9};
+  md.trotterBound = 1e-4;
+  md.exactEnergy = -1.5;
+  md.hfEnergy = -1.25;
+  ASSERT_FALSE(bool(md.validate()));
+  std::string text = qpe::toObjectJSON(md);
+  EXPECT_NE(text.find("\"format\":\"q2.qpe/2\""), std::string::npos) << text;
+  auto back = qpe::fromObjectJSON(text, "t");
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->trotterSteps, md.trotterSteps);
+  EXPECT_EQ(back->trotterBound, md.trotterBound);
+  EXPECT_EQ(back->exactEnergy, md.exactEnergy);
+  EXPECT_EQ(back->hfEnergy, md.hfEnergy);
+  EXPECT_EQ(back->irScale(), uint64_t(2 + 4 + 9) * 2);
+
+  qpe::QPEMetadata v1 = md;
+  v1.trotterSteps.clear();
+  v1.trotterBound.reset();
+  v1.exactEnergy.reset();
+  v1.hfEnergy.reset();
+  std::string old = qpe::toObjectJSON(v1);
+  old.replace(old.find("q2.qpe/2"), 8, "q2.qpe/1");
+  auto readOld = qpe::fromObjectJSON(old, "t");
+  ASSERT_TRUE(bool(readOld)) << llvm::toString(readOld.takeError());
+  EXPECT_FALSE(readOld->exactEnergy.has_value());
+  EXPECT_EQ(readOld->stepsOfWire(2), 9u);
+  old.replace(old.find("q2.qpe/1"), 8, "q2.qpe/9");
+  auto refused = qpe::fromObjectJSON(old, "t");
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("reads 'q2.qpe/2' and "
+                                                      "'q2.qpe/1'"),
+            std::string::npos);
+
+  // The rules: n_trotter is the table's largest entry, one entry per wire.
+  qpe::QPEMetadata bad = md;
+  bad.nTrotter = 4;
+  llvm::Error e = bad.validate();
+  ASSERT_TRUE(bool(e));
+  EXPECT_NE(llvm::toString(std::move(e)).find("largest entry"),
+            std::string::npos);
+  bad = md;
+  bad.trotterSteps = {1, 2};
+  llvm::Error e2 = bad.validate();
+  ASSERT_TRUE(bool(e2));
+  EXPECT_NE(llvm::toString(std::move(e2)).find("trotter_steps has 2 entries"),
+            std::string::npos);
 }
 
 TEST(Decode, EnergyFormula) {

@@ -176,10 +176,56 @@ ProfileReport sampleReport() {
   PhaseCSetRecord set;
   set.label = "default";
   set.energy = -1.1372;
+  set.resolution = 1.8e-3;
+  set.trotterBound = 4.5e-4;
+  set.peakMass = 0.98;
+  set.peakEnergy = -1.13711;
+  set.exactEnergy = -1.13727;
+  set.errorResolutions = 0.08;
   set.probabilities = {0.25, 0.75};
   c.sets.push_back(set);
   r.phaseC = c;
+  QPEParametersRecord q;
+  q.molecule = "h2";
+  q.trotterSteps = {13, 26};
+  q.exactEnergy = -1.13727;
+  q.hfEnergy = -1.11668;
+  q.trotterBound = 4.6e-4;
+  r.parameters = q;
   return r;
+}
+
+// The error estimate of a Phase C set (and the parameters' step table and
+// reference energies) round-trip; a report written before they existed
+// still reads, with them unset.
+TEST(ProfReport, EnergyErrorFieldsRoundTripAndAreOptional) {
+  TempDir dir;
+  std::string f = dir.file("r.json");
+  ProfileReport r = sampleReport();
+  ASSERT_FALSE(bool(writeReport(f, r)));
+  auto back = readReport(f);
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  const PhaseCSetRecord &s = back->phaseC->sets[0];
+  EXPECT_EQ(s.trotterBound, 4.5e-4);
+  EXPECT_EQ(s.exactEnergy, -1.13727);
+  EXPECT_EQ(s.errorResolutions, 0.08);
+  EXPECT_DOUBLE_EQ(s.peakMass, 0.98);
+  EXPECT_DOUBLE_EQ(s.peakEnergy, -1.13711);
+  EXPECT_DOUBLE_EQ(s.resolution, 1.8e-3);
+  EXPECT_EQ(back->parameters->trotterSteps, (std::vector<uint64_t>{13, 26}));
+  EXPECT_EQ(back->parameters->hfEnergy, -1.11668);
+
+  r.phaseC->sets[0] = PhaseCSetRecord();
+  r.phaseC->sets[0].label = "old";
+  r.parameters = QPEParametersRecord();
+  std::string text = toJSONText(r);
+  EXPECT_EQ(text.find("peak_mass"), std::string::npos);
+  EXPECT_EQ(text.find("trotter_steps"), std::string::npos);
+  ASSERT_FALSE(bool(writeReport(f, r)));
+  auto old = readReport(f);
+  ASSERT_TRUE(bool(old)) << llvm::toString(old.takeError());
+  EXPECT_FALSE(old->phaseC->sets[0].exactEnergy.has_value());
+  EXPECT_FALSE(old->phaseC->sets[0].trotterBound.has_value());
 }
 
 TEST(ProfReport, CompileSecondsSumsOnlyCompileStages) {

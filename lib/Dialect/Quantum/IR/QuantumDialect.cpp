@@ -91,7 +91,11 @@ LogicalResult QPEAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               bool unroll, llvm::APFloat baseTime,
                               llvm::APFloat energyShift,
                               llvm::APFloat resolution, ArrayAttr words,
-                              DenseF64ArrayAttr defaultCoeffs) {
+                              DenseF64ArrayAttr defaultCoeffs,
+                              DenseI64ArrayAttr trotterSteps,
+                              llvm::APFloat trotterBound,
+                              llvm::APFloat exactEnergy,
+                              llvm::APFloat hfEnergy) {
   // The rules live with the metadata (q2::qpe::QPEMetadata::validate), so a
   // program and an object file are held to the same ones.
   auto fits = [](uint64_t v) { return v <= uint64_t(UINT32_MAX); };
@@ -129,6 +133,21 @@ LogicalResult QPEAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (defaultCoeffs)
     md.defaultCoeffs.assign(defaultCoeffs.asArrayRef().begin(),
                             defaultCoeffs.asArrayRef().end());
+  if (trotterSteps)
+    for (auto [k, n] : llvm::enumerate(trotterSteps.asArrayRef())) {
+      if (n < 1)
+        return emitError() << "trotter_steps[" << k << "] must be >= 1";
+      md.trotterSteps.push_back(uint64_t(n));
+    }
+  // NaN: not given (the attribute's default).
+  auto opt = [](const llvm::APFloat &v) -> std::optional<double> {
+    if (v.isNaN())
+      return std::nullopt;
+    return v.convertToDouble();
+  };
+  md.trotterBound = opt(trotterBound);
+  md.exactEnergy = opt(exactEnergy);
+  md.hfEnergy = opt(hfEnergy);
   if (llvm::Error e = md.validate())
     return emitError() << llvm::toString(std::move(e));
   return success();
