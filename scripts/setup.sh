@@ -24,8 +24,9 @@ if ((${#missing[@]})); then
     --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Q2_SETUP_NO_CONFIGURE=1: packages only (scripts/fuzz.sh, sanitize.sh).
 BUILD_DIR="${Q2_BUILD_DIR:-build}"
-if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+if [ -z "${Q2_SETUP_NO_CONFIGURE:-}" ] && [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DPython3_EXECUTABLE=/usr/bin/python3

@@ -25,6 +25,20 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.q2_tools_dir, append_path=True)
 
+# A sanitizer build (scripts/sanitize.sh): tests of time and memory budgets
+# do not apply, and the stock (uninstrumented) MLIR tools that load
+# Q2Plugin.so get the ASan runtime preloaded (without leak checks: the leaks
+# LSan would see there are the stock tool's).
+asan = getattr(config, "q2_sanitized", "") in ("ON", "1", "TRUE")
+stock_prefix = ""
+if asan:
+    config.available_features.add("asan")
+    if getattr(config, "q2_asan_runtime", ""):
+        stock_prefix = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:detect_odr_violation=0:allow_user_poisoning=0 " % config.q2_asan_runtime
+    for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+        if var in os.environ:
+            config.environment[var] = os.environ[var]
+
 tool_dirs = [config.q2_tools_dir, config.llvm_tools_dir]
 tools = [
     "q2-opt",
@@ -33,8 +47,8 @@ tools = [
     ToolSubst("q2-qpe", unresolved="ignore"),
     ToolSubst("q2-profile", unresolved="ignore"),
     # Stock LLVM/MLIR tools from Debian's llvm-22/mlir-22 packages.
-    ToolSubst("mlir-opt-22", command=os.path.join(config.llvm_tools_dir, "mlir-opt")),
-    ToolSubst("mlir-translate-22", command=os.path.join(config.llvm_tools_dir, "mlir-translate")),
+    ToolSubst("mlir-opt-22", command=stock_prefix + os.path.join(config.llvm_tools_dir, "mlir-opt")),
+    ToolSubst("mlir-translate-22", command=stock_prefix + os.path.join(config.llvm_tools_dir, "mlir-translate")),
     ToolSubst("opt-22", command=os.path.join(config.llvm_tools_dir, "opt")),
     ToolSubst("llvm-nm-22", command=os.path.join(config.llvm_tools_dir, "llvm-nm")),
     ToolSubst("llvm-readelf-22", command=os.path.join(config.llvm_tools_dir, "llvm-readelf")),

@@ -92,14 +92,16 @@ struct TrackPass : PassInstrumentation {
 /// --keep-intermediate=pass: the module after every pass execution, in
 /// `dir`/KK_<pass>[_<symbol>].mlir (KK counts executions in the stage),
 /// printed exactly as the per-pass IR metrics count it. An instrumentation
-/// cannot fail a pass, so a write error is kept for after the stage.
+/// cannot fail a pass, so a write error is kept for after the stage, in a
+/// string the hooks own (the pass manager, and this instrumentation with it,
+/// is gone by then).
 struct DumpAfterPass : PassInstrumentation {
   std::string dir;
   OpPrintingFlags flags;
   unsigned count = 0;
-  std::string error;
-  DumpAfterPass(std::string dir, OpPrintingFlags flags)
-      : dir(std::move(dir)), flags(flags) {}
+  std::string &error;
+  DumpAfterPass(std::string dir, OpPrintingFlags flags, std::string &error)
+      : dir(std::move(dir)), flags(flags), error(error) {}
   void runAfterPass(Pass *p, Operation *op) override {
     // Nested-pipeline adaptors have no argument; their passes are dumped.
     if (p->getArgument().empty() || !error.empty())
@@ -157,10 +159,8 @@ public:
         cliError = "cannot create '" + std::string(dir) + "': " + ec.message();
         return;
       }
-      auto dump = std::make_unique<DumpAfterPass>(std::string(dir),
-                                                  irCache->options().flags);
-      dumper = dump.get();
-      pm.addInstrumentation(std::move(dump));
+      pm.addInstrumentation(std::make_unique<DumpAfterPass>(
+          std::string(dir), irCache->options().flags, dumpError));
     }
   }
 
@@ -174,7 +174,7 @@ public:
   void beforeStage(Stage s) override {
     where.stage = pipeline::stageName(s).str();
     where.pass = "(stage setup)";
-    dumper = nullptr;
+    dumpError.clear();
     if (session)
       stage.emplace(*session, pipeline::stageName(s));
   }
@@ -204,8 +204,10 @@ public:
   llvm::Error afterStage(const pipeline::StageOutput &out) override {
     if (!cliError.empty())
       return llvm::createStringError(cliError);
-    if (dumper && !dumper->error.empty())
-      return llvm::createStringError(dumper->error);
+    // (Regression: this read the instrumentation itself, freed with the
+    // stage's pass manager; found by the sanitizer build.)
+    if (!dumpError.empty())
+      return llvm::createStringError(dumpError);
     prof::StageRecord *rec = stage ? stage->finish() : nullptr;
     stage.reset();
     unsigned i = pipeline::stageIndex(out.stage);
@@ -255,7 +257,7 @@ private:
   prof::ProfilingSession *session;
   std::shared_ptr<prof::IRMetricsCache> irCache;
   std::optional<prof::ScopedStage> stage;
-  DumpAfterPass *dumper = nullptr;
+  std::string dumpError; ///< a --keep-intermediate=pass write error
   std::string cliError;
 };
 

@@ -3,6 +3,7 @@
 #include "q2/Hamiltonian/FCIDump.h"
 #include "q2/Hamiltonian/JordanWigner.h"
 #include "Support.h"
+#include "q2/Support/FileIO.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -409,10 +410,10 @@ Error writeQubitHamiltonianJSON(const QubitHamiltonian &h, StringRef path) {
   j["terms"] = std::move(terms);
   // max_digits10 keeps the coefficients exact through a round trip.
   std::string text = j.dump(1) + "\n";
-  return writeToOutput(path, [&](raw_ostream &os) {
-    os << text;
-    return Error::success();
-  });
+  // Atomic, device- and clobber-safe, temporaries named after the owner
+  // (llvm::writeToOutput would rename over a device or FIFO and leave
+  // "<path>.temp-stream-*" behind when killed).
+  return q2::writeFileAtomically(path, text);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,6 @@
 //===- ObjectMetadata.cpp - Metadata in object files; decoding ------------===//
 #include "q2/QPE/QPEMetadata.h"
+#include "ObjectIO.h"
 
 #include "q2/Hamiltonian/QPEParameters.h"
 #include "q2/Hamiltonian/TrotterError.h"
@@ -12,6 +13,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
+
+#include <algorithm>
 
 using namespace q2::qpe;
 
@@ -56,6 +59,11 @@ std::string q2::qpe::toObjectJSON(const QPEMetadata &md) {
   return text ? *text : (llvm::consumeError(text.takeError()), "{}");
 }
 
+std::string q2::qpe::ioSignature(const QPEMetadata &md) {
+  return "q2.qpe.io/1 coeffs=" + std::to_string(md.numCoeffArgs()) +
+         " result=" + std::to_string(uint64_t(1) << std::min(md.nEst, 63u));
+}
+
 llvm::Expected<QPEMetadata> q2::qpe::fromObjectJSON(llvm::StringRef text,
                                                     llvm::StringRef source) {
   auto v = q2::json::parse(text, source);
@@ -96,21 +104,21 @@ q2::qpe::readObjectMetadata(llvm::ArrayRef<char> object,
         source + ": an object for " +
         llvm::Triple::getArchTypeName(file.getArch()) + ", this host is " +
         llvm::Triple::getArchTypeName(host.getArch()));
-  std::optional<llvm::StringRef> json;
+  std::optional<llvm::StringRef> json, io;
   for (const llvm::object::SectionRef &s : file.sections()) {
     auto name = s.getName();
     if (!name) {
       llvm::consumeError(name.takeError());
       continue;
     }
-    if (*name != kObjectSection)
+    if (*name != kObjectSection && *name != kObjectIOSection)
       continue;
     auto contents = s.getContents();
     if (!contents)
       return llvm::createStringError(source + ": cannot read section " +
-                                     kObjectSection + ": " +
+                                     *name + ": " +
                                      llvm::toString(contents.takeError()));
-    json = contents->rtrim('\0');
+    (*name == kObjectSection ? json : io) = contents->rtrim('\0');
   }
   if (!json)
     return llvm::createStringError(
@@ -128,7 +136,23 @@ q2::qpe::readObjectMetadata(llvm::ArrayRef<char> object,
   }
   if (!hasEntry)
     return llvm::createStringError(source + ": no entry point '" + entry + "'");
-  return fromObjectJSON(*json, (source + ":" + kObjectSection).str());
+  auto md = fromObjectJSON(*json, (source + ":" + kObjectSection).str());
+  if (!md)
+    return md.takeError();
+  // The JSON alone is text anyone can edit; the compiled code's buffers are
+  // fixed. Running with sizes other than the code's would read or write past
+  // the host's buffers.
+  if (!io)
+    return llvm::createStringError(source + ": no " + kObjectIOSection +
+                                   " section (compiled by an older q2-opt: "
+                                   "recompile the program)");
+  std::string expected = ioSignature(*md);
+  if (*io != expected)
+    return llvm::createStringError(
+        source + ": the " + kObjectSection +
+        " metadata does not match the compiled code (it says '" + expected +
+        "', the code has '" + *io + "'): refusing to run an edited object");
+  return md;
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,6 +2,7 @@
 #include "q2/QPE/QPEProgram.h"
 
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
+#include "ObjectIO.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -109,15 +110,22 @@ struct EmbedQPEMetadataPass
     module->removeAttr(quantum::kQPEAttrName);
     if (module.lookupSymbol(kObjectSymbol))
       return;
-    std::string text = toObjectJSON(fromAttr(attr));
+    QPEMetadata md = fromAttr(attr);
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());
-    auto ty = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
-    // External linkage keeps it through -O2 (nothing references it).
-    auto global = LLVM::GlobalOp::create(
-        b, module.getLoc(), ty, /*isConstant=*/true, LLVM::Linkage::External,
-        kObjectSymbol, b.getStringAttr(text));
-    global.setSection(kObjectSection);
+    auto addText = [&](llvm::StringRef symbol, llvm::StringRef section,
+                       const std::string &text) {
+      auto ty = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+      // External linkage keeps it through -O2 (nothing references it).
+      auto global = LLVM::GlobalOp::create(
+          b, module.getLoc(), ty, /*isConstant=*/true, LLVM::Linkage::External,
+          symbol, b.getStringAttr(text));
+      global.setSection(section);
+    };
+    addText(kObjectSymbol, kObjectSection, toObjectJSON(md));
+    // The metadata was verified against @qpe's signature when the module
+    // was parsed, so this states the compiled code's buffers.
+    addText(kObjectIOSymbol, kObjectIOSection, ioSignature(md));
   }
 };
 } // namespace

@@ -19,6 +19,14 @@
 // RUN:   --pass-pipeline='builtin.module(q2-snapshot{label=x report=%t/text.json})' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=INVALID
 // RUN: echo 'hello' | cmp - %t/text.json
+// A report holding a number that overflows a double (regression: an
+// uncaught JSON exception aborted mlir-opt) is refused and left alone.
+// RUN: echo '{"schema": "q2.snapshots/1", "snapshots": [{"index": 1e400}]}' > %t/huge.json
+// RUN: cp %t/huge.json %t/huge.orig
+// RUN: not mlir-opt-22 --load-dialect-plugin=%q2_plugin --load-pass-plugin=%q2_plugin %s \
+// RUN:   --pass-pipeline='builtin.module(q2-snapshot{label=x report=%t/huge.json})' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=HUGE --implicit-check-not="Stack dump"
+// RUN: cmp %t/huge.json %t/huge.orig
 // Unwritable location.
 // RUN: not mlir-opt-22 --load-dialect-plugin=%q2_plugin --load-pass-plugin=%q2_plugin %s \
 // RUN:   --pass-pipeline='builtin.module(q2-snapshot{label=x report=%t/no-such-dir/s.json})' 2>&1 \
@@ -33,6 +41,7 @@
 
 // NOTREPORT: error: q2-snapshot{label=x}: {{.*}}.json: not a q2-snapshot report (an object with "schema": "q2.snapshots/1" and a "snapshots" array); refusing to overwrite it
 // INVALID: error: q2-snapshot{label=x}: {{.*}}text.json: invalid JSON
+// HUGE: error: q2-snapshot{label=x}: {{.*}}huge.json: invalid JSON
 // NODIR: error: q2-snapshot{label=x}: {{.*}}no-such-dir{{.*}}
 // NOOPT: q2-snapshot{label=x}: the 'report' option is required
 // NOOPT0: q2-snapshot{label=snapshot}: the 'report' option is required

@@ -1,6 +1,8 @@
 //===- FormatsTest.cpp - FCIDUMP dialects, JSON, OpenFermion, dispatch ----===//
 #include "TestUtil.h"
 
+#include <sys/stat.h>
+
 using namespace q2::hamiltonian;
 using namespace q2::hamiltonian::test;
 
@@ -137,6 +139,30 @@ TEST(JSON, WriteRoundTrip) {
   EXPECT_EQ(back.name, h.name);
   EXPECT_EQ(back.numElectrons, h.numElectrons);
   EXPECT_EQ(back.hfOccupation, h.hfOccupation);
+}
+
+TEST(JSON, WriterNeverReplacesNonRegularFiles) {
+  // Regression: the writer renamed a temporary over its target, so a FIFO
+  // (or, as root, a device node) became a regular file.
+  TempDir tmp;
+  QubitHamiltonian h = expectOk(loadHamiltonian(dataFile("h2_0.7414.FCIDUMP")));
+  std::string fifo = tmp.path + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  llvm::Error e = writeQubitHamiltonianJSON(h, fifo);
+  ASSERT_TRUE(bool(e));
+  std::string msg = llvm::toString(std::move(e));
+  EXPECT_NE(msg.find("FIFO"), std::string::npos) << msg;
+  struct stat st;
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_TRUE(bool(llvm::errorToBool(writeQubitHamiltonianJSON(h, tmp.path))));
+  // Nothing but the FIFO is left in the directory (no temporaries).
+  std::error_code ec;
+  int entries = 0;
+  for (llvm::sys::fs::directory_iterator it(tmp.path, ec), end; it != end && !ec;
+       it.increment(ec))
+    ++entries;
+  EXPECT_EQ(entries, 1);
 }
 
 TEST(OpenFermion, BothTextFormsMatchJSON) {

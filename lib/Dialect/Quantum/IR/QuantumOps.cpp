@@ -24,6 +24,20 @@ LogicalResult AllocOp::verify() {
   return success();
 }
 
+/// The allocation a register value comes from through a chain of inserts,
+/// if it is in view. Per-op verifiers run before dominance is checked, so
+/// the chain may be a cycle (`%r = quantum.insert %r[0], %q`): each insert
+/// is visited once (regression: the walk never ended).
+static AllocOp allocOfRegister(Value reg) {
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (auto ins = reg.getDefiningOp<InsertOp>()) {
+    if (!seen.insert(ins.getOperation()).second)
+      return nullptr;
+    reg = ins.getInReg();
+  }
+  return reg.getDefiningOp<AllocOp>();
+}
+
 /// Shared by extract/insert: exactly one index form, and a static index must
 /// lie inside a register whose size is known from its alloc.
 template <typename OpT>
@@ -37,9 +51,7 @@ static LogicalResult verifyIndex(OpT op, Value reg) {
     return success();
   int64_t idx = static_cast<int64_t>(*op.getIdxAttr());
   // Walk back through inserts to the allocation, if it is in view.
-  while (auto ins = reg.getDefiningOp<InsertOp>())
-    reg = ins.getInReg();
-  if (auto alloc = reg.getDefiningOp<AllocOp>())
+  if (AllocOp alloc = allocOfRegister(reg))
     if (idx >= static_cast<int64_t>(alloc.getSize()))
       return op.emitOpError("qubit index ")
              << idx << " is out of range for a register of "
@@ -299,11 +311,8 @@ LogicalResult ProbsOp::verify() {
       return emitOpError("register range starts at qubit ")
              << *getRegStart() << ", beyond the largest register ("
              << kMaxQubits << " qubits)";
-    Value reg = getReg();
-    while (auto ins = reg.getDefiningOp<InsertOp>())
-      reg = ins.getInReg();
     int64_t end = static_cast<int64_t>(*getRegStart()) + n;
-    if (auto alloc = reg.getDefiningOp<AllocOp>())
+    if (AllocOp alloc = allocOfRegister(getReg()))
       if (end > static_cast<int64_t>(alloc.getSize()))
         return emitOpError("register range [")
                << *getRegStart() << ", " << end << ") exceeds a register of "

@@ -1,0 +1,4 @@
+func.func @alloc_too_big() {
+  %r = quantum.alloc(63) : !quantum.reg
+  return
+}

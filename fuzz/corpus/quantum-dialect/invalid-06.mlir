@@ -1,0 +1,4 @@
+func.func @extract_no_index(%r: !quantum.reg) {
+  %q = "quantum.extract"(%r) : (!quantum.reg) -> !quantum.bit
+  return
+}

@@ -1,0 +1,4 @@
+func.func @param_count(%q: !quantum.bit) {
+  %a = quantum.custom "RX"() %q : !quantum.bit
+  return
+}

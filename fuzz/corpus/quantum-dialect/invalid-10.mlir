@@ -1,0 +1,4 @@
+func.func @target_count(%q: !quantum.bit) {
+  %a = quantum.custom "CNOT"() %q : !quantum.bit
+  return
+}
