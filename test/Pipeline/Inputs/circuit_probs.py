@@ -36,7 +36,7 @@ def cases():
             for native in (False, True):
                 name = f"{mol}-{mode}-{'native' if native else 'decomposed'}"
                 qpe = [mol + ".FCIDUMP", "--mode", mode, "--order", order,
-                       "--n-est", n_est, "--n-trotter", n_trot]
+                       "--n-est", n_est, "--n-trotter", n_trot, "--power", "time"]
                 out.append((name, qpe, ["--keep-native-pauli"] if native else []))
     # The unrolled program and U^(2^k) by repetition.
     for native in (False, True):
