@@ -7,6 +7,7 @@
 #include "q2/Driver/Driver.h"
 #include "q2/Hamiltonian/Hamiltonian.h"
 #include "q2/Profiling/MLIR/IRMetrics.h"
+#include "q2/QPE/ProgramPlan.h"
 #include "q2/QPE/QPEProgram.h"
 #include "q2/Support/FileIO.h"
 
@@ -36,9 +37,16 @@ q2::driver::buildProgramText(llvm::StringRef path, const ProgramSpec &spec) {
   qpe::QPEOptions opts;
   opts.mode = spec.mode;
   opts.order = spec.order;
-  opts.nTrotter = spec.nTrotter;
   opts.power = spec.power;
   opts.unroll = spec.unroll;
+  // The step counts (auto from the bound, or the given count) and the
+  // reference energies, exactly as q2-qpe plans them.
+  std::optional<uint64_t> steps;
+  if (spec.nTrotter)
+    steps = *spec.nTrotter;
+  auto plan = qpe::planProgram(*h, *params, steps, opts);
+  if (!plan)
+    return plan.takeError();
   mlir::MLIRContext ctx;
   auto module = qpe::buildQPEProgram(ctx, *h, *params, opts);
   if (!module)

@@ -357,10 +357,11 @@ def _bin(tool):
     return p if os.access(p, os.X_OK) else tool
 
 
-def build_program(hamiltonian, n_est=None, n_trotter=1, mode="dynamic",
-                  order=2, power="time", unroll=False, resolution=3e-3):
+def build_program(hamiltonian, n_est=None, n_trotter=None, mode="dynamic",
+                  order=2, power="repeat", unroll=False, resolution=3e-3):
     """The stage-0 program (MLIR text) q2-qpe writes for a Hamiltonian file
-    (FCIDUMP, qubit JSON or term lines)."""
+    (FCIDUMP, qubit JSON or term lines), with q2-qpe's defaults: n_trotter
+    None is ``--n-trotter auto`` (steps from the Trotter error bound)."""
     return _q2.build_program(os.fspath(hamiltonian), n_est, n_trotter, mode,
                              order, power, unroll, resolution)
 
@@ -474,8 +475,8 @@ class CompileResult:
         return self.report.to_dict() if self.report is not None else {}
 
 
-def compile(program_or_fcidump, n_est=None, n_trotter=1, mode="dynamic",
-            profile=True, *, order=2, power="time", unroll_program=False,
+def compile(program_or_fcidump, n_est=None, n_trotter=None, mode="dynamic",
+            profile=True, *, order=2, power="repeat", unroll_program=False,
             resolution=3e-3, ir_dir=None, runtime_lib=None, max_qubits=0,
             **pipeline_options):
     """Compiles a QPE program through the six stages in this process and

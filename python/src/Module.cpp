@@ -613,7 +613,7 @@ PYBIND11_MODULE(_q2, m) {
   m.def(
       "build_program",
       [](const std::string &path, std::optional<unsigned> nEst,
-         unsigned nTrotter, const std::string &mode, unsigned order,
+         std::optional<unsigned> nTrotter, const std::string &mode, unsigned order,
          const std::string &power, bool unroll, double resolution) {
         driver::ProgramSpec spec;
         spec.nEst = nEst;

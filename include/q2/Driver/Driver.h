@@ -114,10 +114,10 @@ compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
 /// What q2-qpe builds from a Hamiltonian (its defaults).
 struct ProgramSpec {
   std::optional<unsigned> nEst; ///< none: chosen from `resolution`
-  unsigned nTrotter = 1;
+  std::optional<unsigned> nTrotter; ///< none: from the Trotter bound (auto)
   qpe::Mode mode = qpe::Mode::Dynamic;
   unsigned order = 2;
-  qpe::Power power = qpe::Power::Time;
+  qpe::Power power = qpe::Power::Repeat;
   bool unroll = false;
   double resolution = 3e-3; ///< Hartree
 };
