@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, then
-#  Phase A: q2-qpe turns the bundled H2 Hamiltonian into a QPE program,
+#  Phase A: q2-qpe turns the bundled H2 Hamiltonian into a QPE program with
+#           the defaults (3 mHa resolution, Trotter steps from the error bound),
 #  Phase B: q2-opt compiles it through the six stages, measuring each,
 #  Phase C: the object is executed 5 times through the JIT; energy decoded.
 # Outputs land in build/h2/: the report (JSON), a Chrome trace, each stage's IR.
@@ -15,8 +16,7 @@ mkdir -p "$OUT"
 
 "$BIN/q2-qpe" examples/hamiltonians/h2_0.7414.FCIDUMP --info
 "$BIN/q2-qpe" examples/hamiltonians/h2_0.7414.FCIDUMP \
-  --mode dynamic --n-est 8 --n-trotter 10 --order 2 --power repeat \
-  -o "$OUT/h2_qpe.mlir"
+  --mode dynamic -o "$OUT/h2_qpe.mlir"
 echo
 "$BIN/q2-opt" --profile-stages --keep-native-pauli --run 5 "$OUT/h2_qpe.mlir" \
   -o "$OUT/h2_qpe.o" --report "$OUT/report.json" --trace "$OUT/trace.json" \
