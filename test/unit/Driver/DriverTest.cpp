@@ -5,6 +5,7 @@
 #include "q2/Hamiltonian/Hamiltonian.h"
 #include "q2/InitQ2.h"
 #include "q2/Pipeline/Pipeline.h"
+#include "q2/QPE/ProgramPlan.h"
 #include "q2/QPE/QPEProgram.h"
 #include "q2/Support/FileIO.h"
 
@@ -299,10 +300,36 @@ TEST(DriverEmbed, ProgramFromFileIRStagesAndCallInto) {
   ProgramSpec spec;
   spec.nEst = 3;
   spec.nTrotter = 2;
+  spec.power = qpe::Power::Time;
   auto program = buildProgramText(src, spec);
   ASSERT_TRUE(bool(program)) << text(program.takeError());
-  // q2-qpe's program for the same options (h2Program builds it the same way).
-  EXPECT_EQ(*program, h2Program(qpe::Mode::Dynamic));
+  // q2-qpe's program for the same options: planned (steps, Trotter bound,
+  // reference energies in the metadata), then built.
+  std::string expected;
+  {
+    mlir::MLIRContext ctx(env.registry);
+    auto h = hamiltonian::loadHamiltonian(src);
+    ASSERT_TRUE(bool(h));
+    auto p = hamiltonian::computeQPEParameters(*h, 3);
+    ASSERT_TRUE(bool(p));
+    qpe::QPEOptions o;
+    o.mode = qpe::Mode::Dynamic;
+    o.power = qpe::Power::Time;
+    auto plan = qpe::planProgram(*h, *p, uint64_t(2), o);
+    ASSERT_TRUE(bool(plan)) << text(plan.takeError());
+    auto m = qpe::buildQPEProgram(ctx, *h, *p, o);
+    ASSERT_TRUE(bool(m));
+    llvm::raw_string_ostream os(expected);
+    (*m)->print(os);
+  }
+  EXPECT_EQ(*program, expected);
+  EXPECT_NE(program->find("trotter_bound"), std::string::npos);
+  // The defaults are q2-qpe's: steps from the bound, power=repeat.
+  ProgramSpec defaults;
+  defaults.nEst = 3;
+  auto autoProgram = buildProgramText(src, defaults);
+  ASSERT_TRUE(bool(autoProgram)) << text(autoProgram.takeError());
+  EXPECT_NE(autoProgram->find("power = \"repeat\""), std::string::npos);
   spec.nEst = 0;
   auto zero = buildProgramText(src, spec);
   EXPECT_FALSE(bool(zero));
