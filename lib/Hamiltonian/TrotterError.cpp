@@ -365,10 +365,25 @@ Expected<TrotterCommutators> trotterCommutators(const QubitHamiltonian &h,
   out.numTerms = unsigned(terms.size());
   out.hasOrder2 = order == 2;
 
-  if (h.numQubits <= 31)
+  if (terms.size() > kMaxCommutatorTerms) {
+    // ||[A,B]|| <= 2 ||A|| ||B|| with ||H_g|| = |c_g| and ||sum_{g'>g}|| <=
+    // S_g = sum_{g'>g} |c_g'|: one pass from the back.
+    out.triangle = true;
+    double suffix = 0;
+    for (size_t i = terms.size(); i-- > 0;) {
+      double c = std::fabs(terms[i].c);
+      out.alpha1 += 2 * c * suffix;
+      if (order == 2) {
+        out.nested += 4 * c * suffix * suffix;
+        out.selfNested += 4 * c * c * suffix;
+      }
+      suffix += c;
+    }
+  } else if (h.numQubits <= 31) {
     commutatorSums<true>(terms, order, out);
-  else
+  } else {
     commutatorSums<false>(terms, order, out);
+  }
   if (!std::isfinite(out.alpha1) || !std::isfinite(out.nested) ||
       !std::isfinite(out.selfNested))
     return plainError("trotterCommutators(" + h.name +

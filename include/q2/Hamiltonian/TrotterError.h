@@ -59,9 +59,18 @@ struct TrotterCommutators {
   double nested = 0;         ///< sum_g1 ||[sum_{g3>g1} H_g3, [sum_{g2>g1} H_g2, H_g1]]||
   double selfNested = 0;     ///< sum_g1 ||[H_g1, [H_g1, sum_{g2>g1} H_g2]]||
   bool hasOrder2 = false;    ///< nested/selfNested were computed
+  /// True when the sums were bounded termwise (||[A,B]|| <= 2||A|| ||B||)
+  /// instead of computed: above kMaxCommutatorTerms terms, where the exact
+  /// sums cost minutes. Still rigorous, looser (more steps).
+  bool triangle = false;
   /// nested / 12 + selfNested / 24 (requires hasOrder2).
   double alpha2() const { return nested / 12.0 + selfNested / 24.0; }
 };
+
+/// Above this many non-identity terms the commutator sums are bounded by the
+/// triangle inequality (linear time) instead of computed (quadratic and
+/// worse): H6 chain (919 terms) still gets the exact sums.
+constexpr unsigned kMaxCommutatorTerms = 1000;
 
 /// Computes the constants for the terms of \p h in their stored order
 /// (order 1: alpha1 only; order 2: also the nested sums). Errors: order not

@@ -211,6 +211,32 @@ TEST(TrotterBound, CommutatorSumsMatchDensePauliDecomposition) {
   }
 }
 
+TEST(TrotterBound, ManyTermsAreBoundedTermwiseAndStillDominate) {
+  // Above kMaxCommutatorTerms the sums are bounded by the triangle
+  // inequality: linear time, never below the exact (dense) sums.
+  // 6 qubits: after merging repeated words still above the limit.
+  QubitHamiltonian h = randomPauliSum(6, kMaxCommutatorTerms + 300, 7);
+  ASSERT_GT(h.terms.size(), size_t(kMaxCommutatorTerms) + 1);
+  TrotterCommutators c = expectOk(trotterCommutators(h, 2));
+  EXPECT_TRUE(c.triangle);
+  DenseAlphas d = denseAlphas(h);
+  EXPECT_GE(c.alpha1, d.alpha1);
+  EXPECT_GE(c.nested, d.nested);
+  EXPECT_GE(c.selfNested, d.selfNested);
+  // The closed form, from the back: S_g = sum_{g'>g} |c_g'|.
+  double suffix = 0, a1 = 0;
+  for (size_t i = h.terms.size(); i-- > 0;) {
+    if (isIdentity(h.terms[i].word))
+      continue;
+    a1 += 2 * std::fabs(h.terms[i].coeff) * suffix;
+    suffix += std::fabs(h.terms[i].coeff);
+  }
+  EXPECT_NEAR(c.alpha1, a1, 1e-9 * a1);
+  // At or below the limit the sums are exact.
+  QubitHamiltonian small = randomPauliSum(4, 20, 2);
+  EXPECT_FALSE(expectOk(trotterCommutators(small, 2)).triangle);
+}
+
 TEST(TrotterBound, WideRegistersGiveTheSameConstants) {
   // Above 31 qubits the words take two 64-bit keys. Padding a Hamiltonian
   // with idle qubits (at the front and the back, so that high bits are used)
