@@ -26,25 +26,8 @@ TARGETS=("$@")
 BUILD_DIR="${Q2_FUZZ_BUILD_DIR:-build-fuzz}"
 JOBS="${Q2_JOBS:-2}"
 
-# The project's packages (without configuring build/), then clang.
-Q2_SETUP_NO_CONFIGURE=1 bash scripts/setup.sh
-if ! command -v clang++-22 >/dev/null ||
-   ! dpkg-query -W -f='${Status}' libclang-rt-22-dev 2>/dev/null |
-     grep -q "install ok installed"; then
-  echo "fuzz: installing clang-22 libclang-rt-22-dev"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-    --no-install-recommends clang-22 libclang-rt-22-dev >/dev/null
-fi
-
-CC=clang-22 CXX=clang++-22 cmake -S . -B "$BUILD_DIR" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release \
-  "-DCMAKE_C_FLAGS_RELEASE=-O1 -gline-tables-only -DNDEBUG" \
-  "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -gline-tables-only -DNDEBUG" \
-  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-  -DQ2_FUZZ=ON -DQ2_BUILD_BENCHMARKS=OFF >/dev/null
+source scripts/clang-build.sh
+q2_clang_configure fuzz "$BUILD_DIR" -DQ2_FUZZ=ON -DQ2_BUILD_BENCHMARKS=OFF
 nice -n 5 ninja -C "$BUILD_DIR" -j "$JOBS" \
   $(printf 'q2-fuzz-%s ' "${TARGETS[@]}")
 
