@@ -6,7 +6,8 @@ RSS of 1000 calls in one process.
 
   python3 benchmarks/execution/phase_c_bench.py [--build build] [--runs 5]
                                                 [--full] [--skip-lih]
-                                                [--sections targets,fusion,loop]
+                                                [--sections targets,fusion,fold,loop]
+                                                [--molecules h2_0.7414,...]
 
 Targets (issue "Phase C at chemistry scale"; medians of --runs calls):
   H2   (4+8 qubits, 15 terms), n_est 8, n_trotter 10, order 2, repeat: <= 2 ms
@@ -15,6 +16,9 @@ Targets (issue "Phase C at chemistry scale"; medians of --runs calls):
 for both pipeline modes (native and decomposed Pauli rotations), and the
 per-call path allocates nothing that grows (1000 calls of H2: RSS after call
 10 and after call 1000 within 1 MB).
+
+Section "fold": decomposed programs with the runtime's Pauli-frame folding
+(on by default) against Q2_RT_CLIFFORD_FOLD=0, same run, fastest call of each.
 
 Gate by gate, H3O+ decomposed takes ~8 minutes per call on this machine: it is
 measured at n_est 5 and scaled by the number of Trotter steps (2^8-1)/(2^5-1)
@@ -42,10 +46,14 @@ def main():
                     help="measure every gate-by-gate reference in full")
     ap.add_argument("--skip-lih", action="store_true",
                     help="leave out the 12-qubit LiH case (minutes)")
-    ap.add_argument("--sections", default="targets,fusion,loop",
-                    help="comma-separated subset of targets,fusion,loop")
+    ap.add_argument("--sections", default="targets,fusion,fold,loop",
+                    help="comma-separated subset of targets,fusion,fold,loop")
+    ap.add_argument("--molecules", default="",
+                    help="comma-separated FCIDUMP names (fusion and fold "
+                         "sections; default: every bundled example)")
     args = ap.parse_args()
     sections = set(args.sections.split(","))
+    only = set(m for m in args.molecules.split(",") if m)
     bin_dir = os.path.join(args.build, "bin")
     qpe, opt = os.path.join(bin_dir, "q2-qpe"), os.path.join(bin_dir, "q2-opt")
     loop = os.path.join(bin_dir, "bench-call-loop")
@@ -131,6 +139,8 @@ def main():
                 break
             if args.skip_lih and ham in ("lih_4e6o", "h6_chain_6e6o"):
                 continue
+            if only and ham not in only:
+                continue
             prog = program(ham, 6, 2, "repeat")
             for mode, flags in (("native", ["--keep-native-pauli"]),
                                 ("decomposed", [])):
@@ -150,6 +160,28 @@ def main():
                 print("  %-15s %-10s fused %10s  unfused %10s  ratio %.2f  %s"
                       % (ham, mode, fmt(fused), fmt(plain), fused / plain,
                          "PASS" if ok else "FAIL"))
+
+        if "fold" in sections:
+            print("\nPauli-frame folding of decomposed blocks "
+                  "(Q2_RT_CLIFFORD_FOLD=0 disables it): fastest of %d calls"
+                  % args.runs)
+        for ham, n_est, n_trot, power in (
+                ("h2_0.7414", 8, 10, "repeat"), ("h3o+_4e4o", 8, 10, "repeat"),
+                ("lih_4e6o", 4, 10, "time"), ("h6_chain_6e6o", 4, 10, "time")):
+            if "fold" not in sections:
+                break
+            if (only and ham not in only) or (
+                    args.skip_lih and ham in ("lih_4e6o", "h6_chain_6e6o")):
+                continue
+            prog = program(ham, n_est, n_trot, power)
+            on = per_call(prog, [], args.runs)
+            off = per_call(prog, [], args.runs, {"Q2_RT_CLIFFORD_FOLD": "0"})
+            ok = on[3] <= off[3] * 1.05 + 5e-5
+            ok_all &= ok
+            print("  %-15s n_est %d %-6s folded %10s  not folded %10s  "
+                  "speed-up %5.1fx  %s" % (ham, n_est, power, fmt(on[3]),
+                                            fmt(off[3]), off[3] / on[3],
+                                            "PASS" if ok else "FAIL"))
 
         if "loop" in sections:
             print("\nCompile once, call many:")

@@ -165,6 +165,7 @@ std::vector<profiling::BlockRecord> Circuit::blockStats() const {
     r.numControls = b.num_controls;
     r.count = b.count;
     r.numGates = b.num_gates;
+    r.numOps = b.num_ops;
     r.occurrences = b.occurrences;
     r.method = b.method == 2 ? "dense" : b.method == 1 ? "slice_replay" : "replay";
     r.reused = b.reused;
@@ -349,13 +350,17 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
     std::vector<profiling::BlockRecord> blocks = (*circuit)->blockStats();
     for (const profiling::BlockRecord &b : blocks)
       os << llvm::formatv("      block x{0}: m={1} (+{2} ctrl) N={3} "
-                          "gates={4} {5}{6} {7:F3} ms\n",
+                          "gates={4}{8} {5}{6} {7:F3} ms\n",
                           b.occurrences, b.numQubits, b.numControls, b.count,
                           b.numGates, b.method,
                           b.reused ? llvm::formatv(" (reused {0})", b.reused)
                                          .str()
                                    : std::string(),
-                          b.seconds * 1e3);
+                          b.seconds * 1e3,
+                          b.numOps && *b.numOps != b.numGates
+                              ? llvm::formatv(" (folded to {0})", *b.numOps)
+                                    .str()
+                              : std::string());
     profiling::PhaseCSetRecord s;
     s.label = set.label;
     s.probSum = r.probSum;

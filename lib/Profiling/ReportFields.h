@@ -190,6 +190,7 @@ Q2_JSON_FIELDS(BlockRecord) {
   v("num_controls", r.numControls);
   v("count", r.count);
   v("num_gates", r.numGates);
+  v.optional("num_ops", r.numOps);
   v("occurrences", r.occurrences);
   v("method", r.method);
   v("reused", r.reused);

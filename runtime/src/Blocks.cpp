@@ -189,11 +189,12 @@ thread_local Recorder rec;
 struct Stats {
   std::vector<Q2BlockStat> list;
   Stats() { list.reserve(kMaxStats); }
-  void add(int64_t m, int64_t nc, int64_t count, int64_t gates, int method,
-           bool reused, double secs) {
+  void add(int64_t m, int64_t nc, int64_t count, int64_t gates,
+           int64_t applied, int method, bool reused, double secs) {
     for (Q2BlockStat &s : list)
       if (s.num_qubits == m && s.num_controls == nc && s.count == count &&
-          s.num_gates == gates && s.method == method) {
+          s.num_gates == gates && s.num_ops == applied &&
+          s.method == method) {
         ++s.occurrences;
         s.reused += reused;
         s.seconds += secs;
@@ -201,7 +202,7 @@ struct Stats {
       }
     if (list.size() + 1 >= kMaxStats) { // the last entry collects the rest
       if (list.size() + 1 == kMaxStats)
-        list.push_back(Q2BlockStat{-1, -1, -1, -1, 0, -1, 0, 0.0});
+        list.push_back(Q2BlockStat{-1, -1, -1, -1, 0, -1, 0, 0.0, -1});
       Q2BlockStat &s = list.back();
       ++s.occurrences;
       s.reused += reused;
@@ -209,7 +210,7 @@ struct Stats {
       return;
     }
     list.push_back(Q2BlockStat{m, nc, count, gates, 1, int32_t(method),
-                               int32_t(reused), secs});
+                               int32_t(reused), secs, applied});
   }
 };
 thread_local Stats stats;
@@ -928,21 +929,34 @@ bool q2::runtime::recordOp(const char *fn, Register *reg, const Op &op) {
 void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
                                int64_t count) {
   auto t0 = std::chrono::steady_clock::now();
+  int mode = blockMode.load(std::memory_order_relaxed);
+  int64_t recorded = 0;
+  for (size_t i = 0; i < len; ++i)
+    recorded += ops[i].kind != kOpNest;
+  // Every method but the reference (mode 0) runs the block with its
+  // Clifford frames folded away when that removes Ops (CliffordFold.cpp).
+  thread_local std::vector<Op> folded;
+  if (folded.capacity() > (size_t(1) << 16) && len < (size_t(1) << 16))
+    std::vector<Op>().swap(folded); // a huge block does not pin its memory
+  if (mode != 0 && count != 0 && foldCliffords(ops, len, folded) &&
+      folded.size() < len) {
+    ops = folded.data();
+    len = folded.size();
+  }
   Shape s = shapeOf(ops, len);
   int n = int(reg->numQubits);
   auto finish = [&](int method, bool reused) {
     double secs = std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - t0)
                       .count();
-    stats.add(s.m, __builtin_popcountll(s.C), count, s.calls, method, reused,
-              secs);
+    stats.add(s.m, __builtin_popcountll(s.C), count, recorded, s.calls,
+              method, reused, secs);
   };
   if (count == 0 || !s.any) {
     finish(kReplay, false);
     return;
   }
   flushFusion(reg);
-  int mode = blockMode.load(std::memory_order_relaxed);
   if (mode == 0) {
     replayOps(data(reg), n, ops, len, count);
     finish(kReplay, false);

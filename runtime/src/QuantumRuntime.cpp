@@ -249,44 +249,6 @@ const char *gateName(int32_t g) {
   return g >= 0 && g <= 13 ? names[g] : "?";
 }
 
-/// exp(-i theta/2 P) as an Op (c = cos, s = sin of theta/2).
-Op rotationOp(uint64_t xm, uint64_t zm, int ny, uint64_t cm, double c,
-              double s) {
-  Op op;
-  op.gate = kGatePauli;
-  op.ctrl = cm;
-  op.touch = xm | zm | cm;
-  if (xm == 0 && zm == 0) {
-    // Identity word: a phase, global only without controls.
-    op.kind = kOpScale;
-    op.setMask = op.setValue = cm;
-    op.m[0] = {c, -s};
-  } else if (xm == 0) {
-    op.kind = kOpDiag;
-    op.setMask = op.setValue = cm;
-    op.b = zm;
-    op.m[0] = {c, s};
-  } else {
-    // P = i^ny X^xm Z^zm, so exp(-i t/2 P) mixes y with y^xm by k = -i s i^ny.
-    Cplx kk;
-    switch (ny & 3) {
-    case 0: kk = {0, -s}; break;
-    case 1: kk = {s, 0}; break;
-    case 2: kk = {0, s}; break;
-    default: kk = {-s, 0}; break;
-    }
-    uint64_t pivot = uint64_t(1) << (63 - __builtin_clzll(xm));
-    op.kind = kOpPairs;
-    op.setMask = cm | pivot;
-    op.setValue = cm;
-    op.a = xm;
-    op.b = zm;
-    op.m[0] = {c, (ny & 1) ? -1.0 : 1.0};
-    op.m[1] = kk;
-  }
-  return op;
-}
-
 //===-- fusion ------------------------------------------------------------===//
 bool initialFusion() {
   const char *env = std::getenv("Q2_RT_FUSION");
@@ -400,6 +362,43 @@ Register *q2::runtime::lookupQubit(const Q2Qubit *h, int64_t *index,
 void q2::runtime::setEffectiveControls(Op &op) {
   // Index-set bits fixed to 1; a swap's flipped bits take both values.
   op.ones = op.setMask & op.setValue & ~(op.kind == kOpSwap ? op.a : 0);
+}
+
+Op q2::runtime::rotationOp(uint64_t xm, uint64_t zm, int ny, uint64_t cm,
+                           double c, double s) {
+  Op op;
+  op.gate = kGatePauli;
+  op.ctrl = cm;
+  op.touch = xm | zm | cm;
+  if (xm == 0 && zm == 0) {
+    // Identity word: a phase, global only without controls.
+    op.kind = kOpScale;
+    op.setMask = op.setValue = cm;
+    op.m[0] = {c, -s};
+  } else if (xm == 0) {
+    op.kind = kOpDiag;
+    op.setMask = op.setValue = cm;
+    op.b = zm;
+    op.m[0] = {c, s};
+  } else {
+    // P = i^ny X^xm Z^zm, so exp(-i t/2 P) mixes y with y^xm by k = -i s i^ny.
+    Cplx kk;
+    switch (ny & 3) {
+    case 0: kk = {0, -s}; break;
+    case 1: kk = {s, 0}; break;
+    case 2: kk = {0, s}; break;
+    default: kk = {-s, 0}; break;
+    }
+    uint64_t pivot = uint64_t(1) << (63 - __builtin_clzll(xm));
+    op.kind = kOpPairs;
+    op.setMask = cm | pivot;
+    op.setValue = cm;
+    op.a = xm;
+    op.b = zm;
+    op.m[0] = {c, (ny & 1) ? -1.0 : 1.0};
+    op.m[1] = kk;
+  }
+  return op;
 }
 
 bool q2::runtime::sameOp(const Op &x, const Op &y) {

@@ -52,6 +52,10 @@ struct Op {
   int64_t count = 0, len = 0; // kOpNest
 };
 bool sameOp(const Op &x, const Op &y);
+/// exp(-i theta/2 P) for P = i^ny X^xm Z^zm (ny = number of Y factors),
+/// controlled by cm, as an Op (c = cos, s = sin of theta/2).
+Op rotationOp(uint64_t xm, uint64_t zm, int ny, uint64_t cm, double c,
+              double s);
 /// Sets op.ones from the kernel index set (call after filling the Op).
 void setEffectiveControls(Op &op);
 /// Applies one non-nested Op to an interleaved amplitude array of 2^n.
@@ -149,6 +153,16 @@ void resetRecording();
 /// Applies ops[0, len) `count` times to reg by the chosen method; fills the
 /// stats. mode: 0 replay, 1 cost model, 2 dense when it fits.
 void executeBlock(Register *reg, const Op *ops, size_t len, int64_t count);
+
+/// Pauli-frame folding (CliffordFold.cpp): the uncontrolled Clifford gates
+/// of ops[0, len) are pushed through its Pauli rotations (which take the
+/// conjugated words) and dropped where they multiply to the identity, so a
+/// decomposed rotation (basis change, CNOT ladder, RZ, mirror) becomes one
+/// rotation Op. Exact up to rounding. False when nothing folds away (out is
+/// then meaningless). On by default; env Q2_RT_CLIFFORD_FOLD=0 turns it off.
+bool foldCliffords(const Op *ops, size_t len, std::vector<Op> &out);
+/// Returns the previous value.
+bool setCliffordFolding(bool on);
 
 /// Cost-model constants (ns), measured by bench-runtime --calibrate.
 struct CostModel {

@@ -62,6 +62,9 @@ struct BlockRecord {
   int64_t numControls = 0; ///< controls common to every gate of the block
   int64_t count = 0;       ///< N: repetitions
   int64_t numGates = 0;    ///< gates recorded
+  /// Operations applied per repetition after the runtime's Clifford folding
+  /// (a decomposed rotation counts 1); absent in reports before it.
+  std::optional<int64_t> numOps;
   int64_t occurrences = 0; ///< blocks of this kind in the call
   std::string method;      ///< "replay", "slice_replay" or "dense"
   int64_t reused = 0;      ///< occurrences that took U^k from the cache

@@ -120,7 +120,7 @@ int32_t q2_rt_set_block_mode(int32_t mode);
 int64_t q2_rt_set_block_memory_limit(int64_t bytes);
 
 /* One line of the block report: blocks with the same (num_qubits,
- * num_controls, count, num_gates, method) are folded into one entry. */
+ * num_controls, count, num_gates, num_ops, method) share one entry. */
 typedef struct Q2BlockStat {
   int64_t num_qubits;   /* m: qubits the block acts on besides its common
                            controls; -1 in the overflow entry */
@@ -131,6 +131,9 @@ typedef struct Q2BlockStat {
   int32_t method;       /* 0 replay, 1 slice replay, 2 dense */
   int32_t reused;       /* occurrences that took U or a power from the cache */
   double seconds;       /* wall time of q2_rt_block_end, summed */
+  int64_t num_ops;      /* operations applied per repetition: num_gates
+                           after Clifford folding (a decomposed rotation
+                           counts 1), nested bodies once */
 } Q2BlockStat;
 /* Number of entries since the last reset (at most 256; the 256th collects
  * everything past the cap); copies min(that, capacity) entries to out (out

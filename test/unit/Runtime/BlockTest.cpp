@@ -233,6 +233,7 @@ protected:
     prevMode = q2_rt_set_block_mode(1);
     prevForced = rt::setForcedBlockMethod(-1);
     prevFusion = rt::setFusionEnabled(true);
+    prevFold = rt::setCliffordFolding(true);
     prevThreads = q2_rt_get_num_threads();
   }
   void TearDown() override {
@@ -241,13 +242,14 @@ protected:
     q2_rt_set_block_mode(prevMode);
     rt::setForcedBlockMethod(prevForced);
     rt::setFusionEnabled(prevFusion);
+    rt::setCliffordFolding(prevFold);
     q2_rt_set_num_threads(prevThreads);
     q2_rt_set_block_memory_limit(0);
     rt::setSliceBufferBits(13);
     rt::setBlockParallelWork(500e3);
   }
   int prevMode = 1, prevForced = -1, prevThreads = 0;
-  bool prevFusion = true;
+  bool prevFusion = true, prevFold = true;
 };
 
 /// method: -1 cost model, 0/1/2 forced; mode 0 = replay everything.
@@ -571,7 +573,12 @@ TEST_F(BlockTest, ControlOfADecomposedBlockIsFound) {
     return gates;
   };
   q2_rt_set_block_mode(2);
+  // Without folding the control search finds the wire; with it the folded
+  // rotations carry it themselves. Same shape either way.
+  for (bool fold : {false, true})
   for (bool spoil : {false, true}) {
+    SCOPED_TRACE(fold ? "folded" : "not folded");
+    bool prevFold = rt::setCliffordFolding(fold);
     VectorXcd psi = randomState(n, gen), want = psi;
     Q2Register *r = q2_rt_alloc(n);
     load(r, psi);
@@ -594,9 +601,200 @@ TEST_F(BlockTest, ControlOfADecomposedBlockIsFound) {
     ASSERT_EQ(st.size(), 1u);
     EXPECT_EQ(st[0].num_controls, spoil ? 0 : 1) << spoil;
     EXPECT_EQ(st[0].num_qubits, spoil ? nSys + 1 : nSys) << spoil;
+    // Five decomposed words fold to five rotations; a spoiled frame keeps
+    // its gates.
+    EXPECT_EQ(st[0].num_ops, fold && !spoil ? 5 : st[0].num_gates) << spoil;
     q2_rt_dealloc(r);
+    rt::setCliffordFolding(prevFold);
   }
   q2_rt_set_block_mode(1);
+}
+
+/// Pauli-frame folding (CliffordFold.cpp) against dense matrices of the
+/// recorded gates: every Clifford the fold knows (H, X, Y, Z, S, S-dagger,
+/// CNOT in both spellings, CZ in both spellings, SWAP, RX/RY at +-pi/2 and
+/// +-pi, adjoint flags), rotations of every kind with and without controls,
+/// Ops that stop a frame (T, a controlled H, a rotation controlled inside
+/// the frame, a nested block), frames that end as the identity, as a
+/// multiple of it (X Y Z = i I) and as neither. All methods, several counts.
+TEST_F(BlockTest, CliffordFramesFoldExactly) {
+  std::mt19937_64 gen(8128);
+  const int nSys = 5, n = nSys + 2, wire = nSys, wire2 = nSys + 1;
+  std::uniform_real_distribution<double> ang(-M_PI, M_PI);
+  auto one = [](int g, std::vector<int> t, double p = 0, int adj = 0,
+                std::vector<int> c = {}) {
+    RefGate x;
+    x.gate = g;
+    x.targets = std::move(t);
+    x.param = p;
+    x.adjoint = adj;
+    x.ctrls = std::move(c);
+    return x;
+  };
+  auto randomClifford = [&]() {
+    int a = int(gen() % nSys), b = (a + 1 + int(gen() % (nSys - 1))) % nSys;
+    const double q[] = {M_PI / 2, -M_PI / 2, M_PI, -M_PI};
+    switch (gen() % 12) {
+    case 0: return one(Q2_GATE_H, {a});
+    case 1: return one(Q2_GATE_X, {a});
+    case 2: return one(Q2_GATE_Y, {a});
+    case 3: return one(Q2_GATE_Z, {a});
+    case 4: return one(Q2_GATE_S, {a}, 0, int(gen() % 2));
+    case 5: return one(Q2_GATE_CNOT, {a, b});
+    case 6: return one(Q2_GATE_X, {b}, 0, 0, {a});
+    case 7: return one(Q2_GATE_CZ, {a, b});
+    case 8: return one(Q2_GATE_Z, {b}, 0, 0, {a});
+    case 9: return one(Q2_GATE_SWAP, {a, b});
+    case 10: return one(Q2_GATE_RX, {a}, q[gen() % 4], int(gen() % 2));
+    default: return one(Q2_GATE_RY, {a}, q[gen() % 4], int(gen() % 2));
+    }
+  };
+  auto randomRotation = [&](int ctrl) {
+    std::vector<int> c = {ctrl};
+    if (gen() % 2) {
+      RefGate p;
+      p.isPauli = true;
+      int w = 1 + int(gen() % 3);
+      std::vector<int> q = {0, 1, 2, 3, 4};
+      std::shuffle(q.begin(), q.end(), gen);
+      p.targets.assign(q.begin(), q.begin() + w);
+      for (int k = 0; k < w; ++k)
+        p.word += "XYZ"[gen() % 3];
+      p.param = ang(gen);
+      p.ctrls = c;
+      return p;
+    }
+    int g = Q2_GATE_RX + int(gen() % 3);
+    return one(g, {int(gen() % nSys)}, ang(gen), int(gen() % 2), c);
+  };
+  // A frame, rotations through it, the frame undone gate by gate (mirror =
+  // adjoints in reverse order), as the compiler's decomposition leaves it.
+  auto mirrored = [&](int numCliffords, int numRotations, int ctrl) {
+    std::vector<RefGate> f, out;
+    for (int i = 0; i < numCliffords; ++i)
+      f.push_back(randomClifford());
+    out = f;
+    for (int i = 0; i < numRotations; ++i)
+      out.push_back(randomRotation(ctrl));
+    for (auto it = f.rbegin(); it != f.rend(); ++it) {
+      RefGate g = *it;
+      if (g.gate == Q2_GATE_S || g.gate == Q2_GATE_RX || g.gate == Q2_GATE_RY)
+        g.adjoint ^= 1;
+      out.push_back(g);
+    }
+    return out;
+  };
+  struct Case {
+    std::string name;
+    std::vector<RefGate> gates;
+    bool folds;
+  };
+  std::vector<Case> cases;
+  {
+    Case c{"decomposed words", {}, true};
+    for (const char *w : {"XXYY", "YZZX", "ZZ", "Y", "XZY"}) {
+      std::vector<int> q;
+      for (int i = 0; i < int(std::strlen(w)); ++i)
+        q.push_back((i * 2 + 1) % nSys);
+      auto r = decomposedRotation(w, q, ang(gen), wire);
+      c.gates.insert(c.gates.end(), r.begin(), r.end());
+    }
+    cases.push_back(c);
+  }
+  for (int k = 0; k < 6; ++k)
+    cases.push_back({"mirrored frame " + std::to_string(k),
+                     mirrored(4 + k * 3, 1 + k, k % 2 ? wire : wire2), true});
+  {
+    Case c{"phase frame", {}, true}; // Z, Y, X on one qubit: X Y Z = i I
+    c.gates = {one(Q2_GATE_Z, {2}), randomRotation(wire), one(Q2_GATE_Y, {2}),
+               randomRotation(wire), one(Q2_GATE_X, {2})};
+    cases.push_back(c);
+  }
+  {
+    Case c{"open frame", {}, false}; // Cliffords that are not undone
+    for (int i = 0; i < 12; ++i)
+      c.gates.push_back(i % 3 == 2 ? randomRotation(wire) : randomClifford());
+    cases.push_back(c);
+  }
+  {
+    Case c{"stops", {}, true}; // Ops that cannot pass, between folded frames
+    auto a = mirrored(5, 3, wire), b = mirrored(6, 2, wire);
+    c.gates = a;
+    c.gates.push_back(one(Q2_GATE_T, {1}, 0, 1));
+    c.gates.push_back(one(Q2_GATE_H, {3}, 0, 0, {wire}));
+    auto mid = mirrored(3, 0, wire);     // frame open across the next Op:
+    mid.insert(mid.begin() + 3, one(Q2_GATE_RZ, {0}, 0.7, 0, {1})); // stops
+    c.gates.insert(c.gates.end(), mid.begin(), mid.end());
+    c.gates.insert(c.gates.end(), b.begin(), b.end());
+    cases.push_back(c);
+  }
+  const int64_t counts[] = {0, 1, 3, 6};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    MatrixXcd b = blockMatrix(c.gates, n);
+    VectorXcd psi = randomState(n, gen);
+    for (int64_t count : counts) {
+      VectorXcd want = power(b, count, psi);
+      for (int method = -1; method <= 2; ++method) {
+        SCOPED_TRACE("count=" + std::to_string(count) +
+                     " method=" + std::to_string(method));
+        rt::setForcedBlockMethod(method);
+        q2_rt_reset_block_stats();
+        VectorXcd got = runBlock(n, psi, c.gates, count);
+        ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+        EXPECT_LT((got - want).cwiseAbs().maxCoeff(), 1e-10);
+        auto st = readStats();
+        ASSERT_EQ(st.size(), 1u);
+        EXPECT_EQ(st[0].num_gates, int64_t(c.gates.size()));
+        if (count > 0) {
+          if (c.folds)
+            EXPECT_LT(st[0].num_ops, st[0].num_gates);
+          else
+            EXPECT_EQ(st[0].num_ops, st[0].num_gates);
+        }
+      }
+    }
+  }
+  rt::setForcedBlockMethod(-1);
+}
+
+/// A nested block inside a frame stops it; the nested body is left alone
+/// and the whole stays exact.
+TEST_F(BlockTest, CliffordFoldAroundNestedBlock) {
+  std::mt19937_64 gen(5);
+  const int n = 5, wire = 4;
+  auto gates = decomposedRotation("XYZ", {0, 1, 2}, 0.4, wire);
+  auto inner = decomposedRotation("ZX", {1, 3}, -0.9, wire);
+  VectorXcd psi = randomState(n, gen);
+  MatrixXcd half = blockMatrix(gates, n), in = blockMatrix(inner, n);
+  MatrixXcd inner3 = in * in * in;
+  // gates[0..3) | nested(inner x3) | gates[3..) — the nest sits inside the
+  // first frame (after the basis change), so that frame cannot fold.
+  std::vector<RefGate> before(gates.begin(), gates.begin() + 3),
+      after(gates.begin() + 3, gates.end());
+  MatrixXcd whole =
+      blockMatrix(after, n) * inner3 * blockMatrix(before, n);
+  (void)half;
+  for (int method = -1; method <= 2; ++method) {
+    rt::setForcedBlockMethod(method);
+    Q2Register *r = q2_rt_alloc(n);
+    load(r, psi);
+    q2_rt_block_begin(2);
+    for (auto &g : before)
+      issue(r, g);
+    q2_rt_block_begin(3);
+    for (auto &g : inner)
+      issue(r, g);
+    q2_rt_block_end();
+    for (auto &g : after)
+      issue(r, g);
+    q2_rt_block_end();
+    ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+    EXPECT_LT((fetch(r) - whole * (whole * psi)).cwiseAbs().maxCoeff(), 1e-10)
+        << method;
+    q2_rt_dealloc(r);
+  }
+  rt::setForcedBlockMethod(-1);
 }
 
 /// A memory limit below 3 matrices refuses dense even in mode 2.
