@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <unordered_map>
 
 using namespace q2::runtime;
 
@@ -221,23 +222,81 @@ struct Frame {
   }
 };
 
+/// The frame's gates on |0..0>, as a sparse vector (a decomposed rotation
+/// spreads it over 2^(X and Y factors) states at most, then undoes that);
+/// false when it grows past maxSparse states.
+std::atomic<size_t> maxSparse{4096};
+bool sparseOnZero(const Op *ops, const std::vector<size_t> &idx, Cplx &amp0) {
+  std::unordered_map<uint64_t, Cplx> v{{0, Cplx{1, 0}}}, next;
+  auto mulc = [](Cplx x, Cplx y) {
+    return Cplx{x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re};
+  };
+  auto add = [&](uint64_t y, Cplx a) {
+    Cplx &t = next[y];
+    t.re += a.re;
+    t.im += a.im;
+  };
+  for (size_t i : idx) {
+    const Op &op = ops[i];
+    next.clear();
+    for (const auto &[y, a] : v) {
+      bool in = (y & op.setMask) == op.setValue;
+      switch (op.kind) {
+      case kOpScale:
+        add(y, in ? mulc(a, op.m[0]) : a);
+        break;
+      case kOpSwap: // pairs y, y ^ flip: one of them is in the set
+        add(in || ((y ^ op.a) & op.setMask) == op.setValue ? y ^ op.a : y, a);
+        break;
+      case kOp2x2: {
+        uint64_t y0 = y & ~op.a;
+        if ((y0 & op.setMask) != op.setValue) {
+          add(y, a);
+          break;
+        }
+        bool one = y & op.a; // column 'one' of the 2x2 matrix
+        add(y0, mulc(op.m[one ? 1 : 0], a));
+        add(y0 | op.a, mulc(op.m[one ? 3 : 2], a));
+        break;
+      }
+      default:
+        return false;
+      }
+    }
+    v.clear();
+    for (const auto &[y, a] : next)
+      if (a.re * a.re + a.im * a.im > 1e-24)
+        v.emplace(y, a);
+    if (v.size() > maxSparse.load(std::memory_order_relaxed))
+      return false;
+  }
+  auto it = v.find(0);
+  amp0 = it == v.end() ? Cplx{0, 0} : it->second;
+  return true;
+}
+
 /// The global phase of the frame's gates when they multiply to a multiple
-/// of the identity: their action on |0..0> of the qubits they touch. The
-/// gates the fold knows generate phases that are 8th roots of unity; the
-/// measured value (rounding of thousands of gates) is snapped to the root.
-/// Returns the root's index k (phase e^{i pi k/4}), or -1.
+/// of the identity: their action on |0..0> (sparse, else dense on the
+/// qubits they touch). The gates the fold knows generate phases that are
+/// 8th roots of unity; the measured value (rounding of thousands of gates)
+/// is snapped to the root. Returns the root's index k (phase e^{i pi k/4}),
+/// or -1.
 int framePhase(const Op *ops, const std::vector<size_t> &idx,
                uint64_t support) {
-  int s = __builtin_popcountll(support);
-  if (s > kMaxPhaseQubits)
-    return -1;
-  std::vector<double> v(size_t(2) << s, 0.0);
-  v[0] = 1.0;
-  for (size_t i : idx)
-    applyOp(v.data(), s, translateOp(ops[i], 0, support));
+  Cplx a0;
+  if (!sparseOnZero(ops, idx, a0)) {
+    int s = __builtin_popcountll(support);
+    if (s > kMaxPhaseQubits)
+      return -1;
+    std::vector<double> v(size_t(2) << s, 0.0);
+    v[0] = 1.0;
+    for (size_t i : idx)
+      applyOp(v.data(), s, translateOp(ops[i], 0, support));
+    a0 = {v[0], v[1]};
+  }
   for (int k = 0; k < 8; ++k)
-    if (std::hypot(v[0] - std::cos(M_PI / 4 * k),
-                   v[1] - std::sin(M_PI / 4 * k)) < 1e-6)
+    if (std::hypot(a0.re - std::cos(M_PI / 4 * k),
+                   a0.im - std::sin(M_PI / 4 * k)) < 1e-6)
       return k;
   return -1;
 }
@@ -312,3 +371,6 @@ bool q2::runtime::foldCliffords(const Op *ops, size_t len,
 }
 
 bool q2::runtime::setCliffordFolding(bool on) { return foldingOn.exchange(on); }
+size_t q2::runtime::setCliffordFoldSparseLimit(size_t states) {
+  return maxSparse.exchange(states);
+}

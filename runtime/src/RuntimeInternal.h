@@ -163,6 +163,10 @@ void executeBlock(Register *reg, const Op *ops, size_t len, int64_t count);
 bool foldCliffords(const Op *ops, size_t len, std::vector<Op> &out);
 /// Returns the previous value.
 bool setCliffordFolding(bool on);
+/// A closed frame's global phase is measured on |0..0> as a sparse vector
+/// of at most this many states (default 4096), else densely; tests lower it
+/// to reach the dense path. Returns the previous value.
+size_t setCliffordFoldSparseLimit(size_t states);
 
 /// Cost-model constants (ns), measured by bench-runtime --calibrate.
 struct CostModel {

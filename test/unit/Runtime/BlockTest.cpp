@@ -729,8 +729,11 @@ TEST_F(BlockTest, CliffordFramesFoldExactly) {
     cases.push_back(c);
   }
   const int64_t counts[] = {0, 1, 3, 6};
+  // Frame phases measured sparsely (default) and densely (limit 1 state).
+  for (size_t sparse : {size_t(4096), size_t(1)})
   for (const Case &c : cases) {
-    SCOPED_TRACE(c.name);
+    SCOPED_TRACE(c.name + (sparse == 1 ? " (dense phase)" : ""));
+    size_t prevSparse = rt::setCliffordFoldSparseLimit(sparse);
     MatrixXcd b = blockMatrix(c.gates, n);
     VectorXcd psi = randomState(n, gen);
     for (int64_t count : counts) {
@@ -754,6 +757,7 @@ TEST_F(BlockTest, CliffordFramesFoldExactly) {
         }
       }
     }
+    rt::setCliffordFoldSparseLimit(prevSparse);
   }
   rt::setForcedBlockMethod(-1);
 }
