@@ -33,7 +33,7 @@ nice -n 5 ninja -C "$BUILD_DIR" -j "$JOBS" \
 
 # MLIR/LLVM are Debian's uninstrumented shared libraries: see
 # docs/reliability.md for why these options are set.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_odr_violation=0:allocator_may_return_null=1:allow_user_poisoning=0:abort_on_error=0}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_odr_violation=0:allocator_may_return_null=1:allow_user_poisoning=0:use_sigaltstack=0:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan.supp}"
 

@@ -18,7 +18,7 @@ source scripts/clang-build.sh
 q2_clang_configure sanitize "$BUILD_DIR" -DQ2_SANITIZE=ON -DQ2_BUILD_TESTS=ON -DQ2_BUILD_BENCHMARKS=OFF
 nice -n 5 ninja -C "$BUILD_DIR" -j "$JOBS"
 
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_odr_violation=0:allocator_may_return_null=1:allow_user_poisoning=0:detect_leaks=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_odr_violation=0:allocator_may_return_null=1:allow_user_poisoning=0:use_sigaltstack=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan.supp}"
 nice -n 5 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" "$@"

@@ -8,6 +8,14 @@ ROOT = os.environ.get("Q2_SOURCE_DIR") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 H2 = os.path.join(ROOT, "examples", "hamiltonians", "h2_0.7414.FCIDUMP")
 
+# A sanitizer build (ctest sets Q2_ASAN and preloads the ASan runtime into
+# this uninstrumented interpreter): the preload is in effect now; the tools
+# the tests start are instrumented themselves and refuse a second runtime.
+# Q2_ASAN_PRELOAD keeps it for tests that start another python3.
+ASAN = os.environ.get("Q2_ASAN") == "1"
+if ASAN and "LD_PRELOAD" in os.environ:
+    os.environ["Q2_ASAN_PRELOAD"] = os.environ.pop("LD_PRELOAD")
+
 
 @pytest.fixture(scope="session")
 def h2_path():

@@ -34,6 +34,8 @@ def test_pip_install_into_venv(tmp_path, h2_path):
                     "--no-index", "--no-deps", "--disable-pip-version-check",
                     str(src)], check=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if "Q2_ASAN_PRELOAD" in env:  # sanitizer build: see conftest.py
+        env["LD_PRELOAD"] = env["Q2_ASAN_PRELOAD"]
     out = subprocess.run(
         [py, "-c", "import q2, sys; r = q2.compile(sys.argv[1], n_est=2); "
                    "print(q2.__file__); print(r()[0].size)", h2_path],

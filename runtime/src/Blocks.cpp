@@ -518,7 +518,10 @@ void applyControlledDense(double *v, int n, uint64_t T, uint64_t C,
   uint64_t O = lowBits(n) & ~(T | C);
   int nO = __builtin_popcountll(O);
   uint64_t K = uint64_t(1) << nO;
-  int pb = std::max(0, std::min(nO, sliceBits.load() - m));
+  // At least 256 slices per GEMM where there are that many: with fewer
+  // columns a large U (m = 12: 256 MiB) is streamed from memory once per
+  // panel instead of being reused from cache.
+  int pb = std::max(0, std::min(nO, std::max(sliceBits.load() - m, 8)));
   uint64_t Kp = uint64_t(1) << pb, panels = K >> pb;
   std::vector<uint64_t> off(dim);
   for (uint64_t l = 0; l < dim; ++l)
@@ -527,25 +530,36 @@ void applyControlledDense(double *v, int n, uint64_t T, uint64_t C,
   int chunks = chunksFor(work, panels);
   auto *amps = reinterpret_cast<cd *>(v);
   std::vector<MatrixXcd> Xs(static_cast<size_t>(chunks)), Ys(static_cast<size_t>(chunks));
+  // Slices that are all zero stay zero and are skipped: in a QPE circuit
+  // the estimation wires after the current one are still |0>, so wire j
+  // finds 2^j of its slices non-zero, and the GEMMs shrink accordingly.
+  std::vector<std::vector<uint64_t>> live(static_cast<size_t>(chunks));
   dynamicFor(chunks, panels, [&](int w, uint64_t p) {
     MatrixXcd &X = Xs[size_t(w)], &Y = Ys[size_t(w)];
+    std::vector<uint64_t> &cols = live[size_t(w)];
     X.resize(static_cast<Eigen::Index>(dim), static_cast<Eigen::Index>(Kp));
     Y.resize(static_cast<Eigen::Index>(dim), static_cast<Eigen::Index>(Kp));
-    {
-      for (uint64_t j = 0; j < Kp; ++j) {
-        const cd *src = amps + (depositBits(p * Kp + j, O) | C);
-        cd *col = X.col(Eigen::Index(j)).data();
-        for (uint64_t l = 0; l < dim; ++l)
-          col[l] = src[off[l]];
+    cols.clear();
+    for (uint64_t j = 0; j < Kp; ++j) {
+      const cd *src = amps + (depositBits(p * Kp + j, O) | C);
+      cd *col = X.col(Eigen::Index(cols.size())).data();
+      bool nonzero = false;
+      for (uint64_t l = 0; l < dim; ++l) {
+        col[l] = src[off[l]];
+        nonzero |= col[l] != cd(0, 0);
       }
-      gemm(M.data(), long(dim), X.data(), long(dim), Y.data(), long(dim),
-           long(dim), long(dim), long(Kp));
-      for (uint64_t j = 0; j < Kp; ++j) {
-        cd *dst = amps + (depositBits(p * Kp + j, O) | C);
-        const cd *col = Y.col(Eigen::Index(j)).data();
-        for (uint64_t l = 0; l < dim; ++l)
-          dst[off[l]] = col[l];
-      }
+      if (nonzero)
+        cols.push_back(j);
+    }
+    if (cols.empty())
+      return;
+    gemm(M.data(), long(dim), X.data(), long(dim), Y.data(), long(dim),
+         long(dim), long(dim), long(cols.size()));
+    for (size_t c = 0; c < cols.size(); ++c) {
+      cd *dst = amps + (depositBits(p * Kp + cols[c], O) | C);
+      const cd *col = Y.col(Eigen::Index(c)).data();
+      for (uint64_t l = 0; l < dim; ++l)
+        dst[off[l]] = col[l];
     }
   });
 }
