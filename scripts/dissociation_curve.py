@@ -64,9 +64,10 @@ def point(args, molecule, r, source, mode):
     if source == "psi4":
         geom = os.path.join(work, "geom.xyz")
         xyz(geom, molecule, r)
-        qpe += ["--molecule", geom, "--charge", "0"]
-        if molecule == "lih":
-            qpe += ["--active", "2,3"]
+        # q2-qpe requires the active space: all of H2's (2e in 2 orbitals),
+        # LiH's valence 2e,3o (Li 1s frozen).
+        qpe += ["--molecule", geom, "--charge", "0", "--active",
+                "2,3" if molecule == "lih" else "2,2"]
     else:
         qpe += [os.path.join(H2_CURVE, f"h2_{r}.FCIDUMP")]
     t0 = time.time()
@@ -116,7 +117,8 @@ def plot(rows, png):
                     color="tab:red", capsize=3,
                     label="QPE (bar: one resolution)")
         ax.set_ylabel("energy (Ha)")
-        ax.set_title(f"{m.upper()} / STO-3G, q2-qpe defaults")
+        name = {"h2": "H$_2$", "lih": "LiH (2e,3o)"}.get(m, m)
+        ax.set_title(f"{name} / STO-3G, q2-qpe defaults")
         ax.legend()
         ax.grid(alpha=0.3)
         ax = axes[1][c]
