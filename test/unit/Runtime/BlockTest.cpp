@@ -762,6 +762,36 @@ TEST_F(BlockTest, CliffordFramesFoldExactly) {
   rt::setForcedBlockMethod(-1);
 }
 
+/// The dense apply skips slices that are all zero (QPE's later wires are
+/// still |0>): states whose spectator qubits are 0 on some branches, one
+/// amplitude of a slice non-zero, and everything zero.
+TEST_F(BlockTest, DenseApplySkipsZeroSlicesExactly) {
+  std::mt19937_64 gen(31);
+  const int n = 8; // block on 0..3 under control 4; spectators 5, 6, 7
+  auto gates = randomBlock({0, 1, 2, 3}, {4}, 20, gen);
+  MatrixXcd b = blockMatrix(gates, n);
+  rt::setForcedBlockMethod(2);
+  for (int variant = 0; variant < 4; ++variant) {
+    VectorXcd psi = randomState(n, gen);
+    for (int64_t y = 0; y < psi.size(); ++y) {
+      bool zero = variant == 0 ? (y >> 6) != 0          // qubits 6, 7 = 0
+                  : variant == 1 ? ((y >> 5) & 1) == 1  // qubit 5 = 1
+                  : variant == 2 ? (y & 15) != 3        // one amp per slice
+                                 : true;                // all zero
+      if (zero)
+        psi[y] = 0;
+    }
+    if (variant != 3)
+      psi.normalize();
+    for (int64_t count : {1, 5}) {
+      VectorXcd got = runBlock(n, psi, gates, count);
+      EXPECT_LT((got - power(b, count, psi)).cwiseAbs().maxCoeff(), 1e-12)
+          << "variant " << variant << " count " << count;
+    }
+  }
+  rt::setForcedBlockMethod(-1);
+}
+
 /// A nested block inside a frame stops it; the nested body is left alone
 /// and the whole stays exact.
 TEST_F(BlockTest, CliffordFoldAroundNestedBlock) {
