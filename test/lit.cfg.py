@@ -34,7 +34,8 @@ stock_prefix = ""
 if asan:
     config.available_features.add("asan")
     if getattr(config, "q2_asan_runtime", ""):
-        stock_prefix = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:detect_odr_violation=0:allow_user_poisoning=0:use_sigaltstack=0 " % config.q2_asan_runtime
+        stock_prefix = "env LD_PRELOAD=%s ASAN_OPTIONS=%s " % (
+            config.q2_asan_runtime, config.q2_asan_host_options)
     for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
         if var in os.environ:
             config.environment[var] = os.environ[var]

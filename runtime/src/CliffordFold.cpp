@@ -130,6 +130,7 @@ struct Rotation {
   double c = 1, s = 0;
 };
 bool asRotation(const Op &op, Rotation &r) {
+  // q2_rt_pauli_rot records adjoint 0, so th is its theta too.
   double th = op.adjoint ? -op.param : op.param;
   uint64_t t = op.touch & ~op.ctrl;
   r.ctrl = op.ctrl;
@@ -143,8 +144,6 @@ bool asRotation(const Op &op, Rotation &r) {
       r.p = pz(op.b);
     else
       return false; // identity word: a phase on the controls
-    r.c = std::cos(op.param / 2); // pauli_rot has no adjoint flag
-    r.s = std::sin(op.param / 2);
     return true;
   case Q2_GATE_RX: r.p = px(t); return true;
   case Q2_GATE_RY: r.p = py(t); return true;

@@ -128,6 +128,17 @@ MatrixXcd refMatrix(const RefGate &g, int n) {
   return controlled(u, g.ctrls, n);
 }
 
+RefGate namedGate(int gate, std::vector<int> targets, double param = 0,
+                  int adjoint = 0, std::vector<int> ctrls = {}) {
+  RefGate g;
+  g.gate = gate;
+  g.targets = std::move(targets);
+  g.param = param;
+  g.adjoint = adjoint;
+  g.ctrls = std::move(ctrls);
+  return g;
+}
+
 void issue(Q2Register *r, const RefGate &g) {
   std::vector<Q2Qubit *> t, c;
   for (int q : g.targets)
@@ -621,32 +632,22 @@ TEST_F(BlockTest, CliffordFramesFoldExactly) {
   std::mt19937_64 gen(8128);
   const int nSys = 5, n = nSys + 2, wire = nSys, wire2 = nSys + 1;
   std::uniform_real_distribution<double> ang(-M_PI, M_PI);
-  auto one = [](int g, std::vector<int> t, double p = 0, int adj = 0,
-                std::vector<int> c = {}) {
-    RefGate x;
-    x.gate = g;
-    x.targets = std::move(t);
-    x.param = p;
-    x.adjoint = adj;
-    x.ctrls = std::move(c);
-    return x;
-  };
   auto randomClifford = [&]() {
     int a = int(gen() % nSys), b = (a + 1 + int(gen() % (nSys - 1))) % nSys;
     const double q[] = {M_PI / 2, -M_PI / 2, M_PI, -M_PI};
     switch (gen() % 12) {
-    case 0: return one(Q2_GATE_H, {a});
-    case 1: return one(Q2_GATE_X, {a});
-    case 2: return one(Q2_GATE_Y, {a});
-    case 3: return one(Q2_GATE_Z, {a});
-    case 4: return one(Q2_GATE_S, {a}, 0, int(gen() % 2));
-    case 5: return one(Q2_GATE_CNOT, {a, b});
-    case 6: return one(Q2_GATE_X, {b}, 0, 0, {a});
-    case 7: return one(Q2_GATE_CZ, {a, b});
-    case 8: return one(Q2_GATE_Z, {b}, 0, 0, {a});
-    case 9: return one(Q2_GATE_SWAP, {a, b});
-    case 10: return one(Q2_GATE_RX, {a}, q[gen() % 4], int(gen() % 2));
-    default: return one(Q2_GATE_RY, {a}, q[gen() % 4], int(gen() % 2));
+    case 0: return namedGate(Q2_GATE_H, {a});
+    case 1: return namedGate(Q2_GATE_X, {a});
+    case 2: return namedGate(Q2_GATE_Y, {a});
+    case 3: return namedGate(Q2_GATE_Z, {a});
+    case 4: return namedGate(Q2_GATE_S, {a}, 0, int(gen() % 2));
+    case 5: return namedGate(Q2_GATE_CNOT, {a, b});
+    case 6: return namedGate(Q2_GATE_X, {b}, 0, 0, {a});
+    case 7: return namedGate(Q2_GATE_CZ, {a, b});
+    case 8: return namedGate(Q2_GATE_Z, {b}, 0, 0, {a});
+    case 9: return namedGate(Q2_GATE_SWAP, {a, b});
+    case 10: return namedGate(Q2_GATE_RX, {a}, q[gen() % 4], int(gen() % 2));
+    default: return namedGate(Q2_GATE_RY, {a}, q[gen() % 4], int(gen() % 2));
     }
   };
   auto randomRotation = [&](int ctrl) {
@@ -665,7 +666,7 @@ TEST_F(BlockTest, CliffordFramesFoldExactly) {
       return p;
     }
     int g = Q2_GATE_RX + int(gen() % 3);
-    return one(g, {int(gen() % nSys)}, ang(gen), int(gen() % 2), c);
+    return namedGate(g, {int(gen() % nSys)}, ang(gen), int(gen() % 2), c);
   };
   // A frame, rotations through it, the frame undone gate by gate (mirror =
   // adjoints in reverse order), as the compiler's decomposition leaves it.
@@ -706,8 +707,8 @@ TEST_F(BlockTest, CliffordFramesFoldExactly) {
                      mirrored(4 + k * 3, 1 + k, k % 2 ? wire : wire2), true});
   {
     Case c{"phase frame", {}, true}; // Z, Y, X on one qubit: X Y Z = i I
-    c.gates = {one(Q2_GATE_Z, {2}), randomRotation(wire), one(Q2_GATE_Y, {2}),
-               randomRotation(wire), one(Q2_GATE_X, {2})};
+    c.gates = {namedGate(Q2_GATE_Z, {2}), randomRotation(wire), namedGate(Q2_GATE_Y, {2}),
+               randomRotation(wire), namedGate(Q2_GATE_X, {2})};
     cases.push_back(c);
   }
   {
@@ -720,10 +721,10 @@ TEST_F(BlockTest, CliffordFramesFoldExactly) {
     Case c{"stops", {}, true}; // Ops that cannot pass, between folded frames
     auto a = mirrored(5, 3, wire), b = mirrored(6, 2, wire);
     c.gates = a;
-    c.gates.push_back(one(Q2_GATE_T, {1}, 0, 1));
-    c.gates.push_back(one(Q2_GATE_H, {3}, 0, 0, {wire}));
+    c.gates.push_back(namedGate(Q2_GATE_T, {1}, 0, 1));
+    c.gates.push_back(namedGate(Q2_GATE_H, {3}, 0, 0, {wire}));
     auto mid = mirrored(3, 0, wire);     // frame open across the next Op:
-    mid.insert(mid.begin() + 3, one(Q2_GATE_RZ, {0}, 0.7, 0, {1})); // stops
+    mid.insert(mid.begin() + 3, namedGate(Q2_GATE_RZ, {0}, 0.7, 0, {1})); // stops
     c.gates.insert(c.gates.end(), mid.begin(), mid.end());
     c.gates.insert(c.gates.end(), b.begin(), b.end());
     cases.push_back(c);
@@ -800,7 +801,7 @@ TEST_F(BlockTest, CliffordFoldAroundNestedBlock) {
   auto gates = decomposedRotation("XYZ", {0, 1, 2}, 0.4, wire);
   auto inner = decomposedRotation("ZX", {1, 3}, -0.9, wire);
   VectorXcd psi = randomState(n, gen);
-  MatrixXcd half = blockMatrix(gates, n), in = blockMatrix(inner, n);
+  MatrixXcd in = blockMatrix(inner, n);
   MatrixXcd inner3 = in * in * in;
   // gates[0..3) | nested(inner x3) | gates[3..) — the nest sits inside the
   // first frame (after the basis change), so that frame cannot fold.
@@ -808,7 +809,6 @@ TEST_F(BlockTest, CliffordFoldAroundNestedBlock) {
       after(gates.begin() + 3, gates.end());
   MatrixXcd whole =
       blockMatrix(after, n) * inner3 * blockMatrix(before, n);
-  (void)half;
   for (int method = -1; method <= 2; ++method) {
     rt::setForcedBlockMethod(method);
     Q2Register *r = q2_rt_alloc(n);
@@ -1181,13 +1181,7 @@ TEST_F(BlockTest, FusedDecomposedRotationsMatchDense) {
   const int n = 7, ctrl = 6;
   std::vector<RefGate> seq;
   auto named = [&](int g, std::vector<int> t, double p = 0, int adj = 0) {
-    RefGate x;
-    x.gate = g;
-    x.targets = std::move(t);
-    x.param = p;
-    x.adjoint = adj;
-    x.ctrls = {ctrl};
-    seq.push_back(x);
+    seq.push_back(namedGate(g, std::move(t), p, adj, {ctrl}));
   };
   for (int rep = 0; rep < 6; ++rep) {
     // exp(-i th/2 X0 Y2 Z3) decomposed.
