@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 #include "RuntimeInternal.h"
+#include "DenseReference.h"
 #include "q2/Runtime/QuantumRuntime.h"
 
 #include <Eigen/Dense>
@@ -27,69 +28,10 @@
 #include <string>
 #include <vector>
 
-using Eigen::Matrix2cd;
-using Eigen::MatrixXcd;
-using Eigen::VectorXcd;
-using cd = std::complex<double>;
+using namespace q2::denseref;
 namespace rt = q2::runtime;
 
 namespace {
-
-const cd I1(0, 1);
-
-Matrix2cd mat(cd a, cd b, cd c, cd d) {
-  Matrix2cd m;
-  m << a, b, c, d;
-  return m;
-}
-Matrix2cd pauli(char p) {
-  switch (p) {
-  case 'X': return mat(0, 1, 1, 0);
-  case 'Y': return mat(0, -I1, I1, 0);
-  case 'Z': return mat(1, 0, 0, -1);
-  default: return Matrix2cd::Identity();
-  }
-}
-const Matrix2cd P0 = mat(1, 0, 0, 0), P1 = mat(0, 0, 0, 1);
-
-/// Full operator with f[q] on qubit q (qubit k = bit k: qubit n-1 leftmost).
-MatrixXcd embed(const std::map<int, Matrix2cd> &f, int n) {
-  MatrixXcd m = MatrixXcd::Identity(1, 1);
-  for (int q = n - 1; q >= 0; --q) {
-    auto it = f.find(q);
-    Matrix2cd g = it == f.end() ? Matrix2cd::Identity() : it->second;
-    MatrixXcd k = Eigen::kroneckerProduct(m, g).eval();
-    m = k;
-  }
-  return m;
-}
-
-MatrixXcd controlled(const MatrixXcd &u, const std::vector<int> &ctrls, int n) {
-  std::map<int, Matrix2cd> f;
-  for (int c : ctrls)
-    f[c] = P1;
-  // Pi is diagonal: Pi U scales the rows of U.
-  Eigen::VectorXcd pi = embed(f, n).diagonal();
-  return MatrixXcd::Identity(u.rows(), u.cols()) -
-         MatrixXcd(pi.asDiagonal()) + pi.asDiagonal() * u;
-}
-
-Matrix2cd gate1(int g, double th) {
-  double c = std::cos(th / 2), s = std::sin(th / 2), r = std::sqrt(0.5);
-  switch (g) {
-  case Q2_GATE_H: return mat(r, r, r, -r);
-  case Q2_GATE_X: return pauli('X');
-  case Q2_GATE_Y: return pauli('Y');
-  case Q2_GATE_Z: return pauli('Z');
-  case Q2_GATE_S: return mat(1, 0, 0, I1);
-  case Q2_GATE_T: return mat(1, 0, 0, std::exp(I1 * M_PI / 4.0));
-  case Q2_GATE_RX: return c * Matrix2cd::Identity() - I1 * s * pauli('X');
-  case Q2_GATE_RY: return c * Matrix2cd::Identity() - I1 * s * pauli('Y');
-  case Q2_GATE_RZ: return c * Matrix2cd::Identity() - I1 * s * pauli('Z');
-  case Q2_GATE_PHASESHIFT: return mat(1, 0, 0, std::exp(I1 * th));
-  default: return Matrix2cd::Identity();
-  }
-}
 
 /// One call of a block: a named gate or a Pauli rotation.
 struct RefGate {
@@ -102,27 +44,8 @@ struct RefGate {
 };
 
 MatrixXcd refMatrix(const RefGate &g, int n) {
-  MatrixXcd u;
-  const auto &t = g.targets;
-  if (g.isPauli) {
-    std::map<int, Matrix2cd> f;
-    for (size_t i = 0; i < t.size(); ++i)
-      f[t[i]] = pauli(g.word[i]);
-    MatrixXcd p = embed(f, n);
-    u = std::cos(g.param / 2) * MatrixXcd::Identity(p.rows(), p.cols()) -
-        I1 * std::sin(g.param / 2) * p;
-  } else if (g.gate == Q2_GATE_CNOT) {
-    u = embed({{t[0], P0}}, n) + embed({{t[0], P1}, {t[1], pauli('X')}}, n);
-  } else if (g.gate == Q2_GATE_CZ) {
-    u = embed({{t[0], P0}}, n) + embed({{t[0], P1}, {t[1], pauli('Z')}}, n);
-  } else if (g.gate == Q2_GATE_SWAP) {
-    u = embed({}, n);
-    for (char p : {'X', 'Y', 'Z'})
-      u += embed({{t[0], pauli(p)}, {t[1], pauli(p)}}, n);
-    u *= 0.5;
-  } else {
-    u = embed({{t[0], gate1(g.gate, g.param)}}, n);
-  }
+  MatrixXcd u = g.isPauli ? pauliRotation(g.word, g.targets, g.param, n)
+                          : gateOperator(g.gate, g.param, g.targets, n);
   if (g.adjoint && !g.isPauli)
     u = u.adjoint().eval();
   return controlled(u, g.ctrls, n);
@@ -202,23 +125,6 @@ MatrixXcd blockMatrix(const std::vector<RefGate> &gates, int n) {
 VectorXcd power(const MatrixXcd &b, int64_t count, VectorXcd v) {
   for (int64_t i = 0; i < count; ++i)
     v = (b * v).eval();
-  return v;
-}
-
-VectorXcd randomState(int n, std::mt19937_64 &gen) {
-  std::normal_distribution<double> d;
-  VectorXcd v(int64_t(1) << n);
-  for (auto &x : v)
-    x = cd(d(gen), d(gen));
-  return v.normalized();
-}
-void load(Q2Register *r, const VectorXcd &v) {
-  std::memcpy(q2_rt_state_data(r), v.data(), sizeof(cd) * v.size());
-}
-VectorXcd fetch(Q2Register *r) {
-  VectorXcd v(int64_t(1) << q2_rt_num_qubits(r));
-  std::memcpy(static_cast<void *>(v.data()), q2_rt_state_data(r),
-              sizeof(cd) * v.size());
   return v;
 }
 

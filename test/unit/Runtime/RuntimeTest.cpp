@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 #include "RuntimeInternal.h"
+#include "DenseReference.h"
 #include "q2/Runtime/QuantumRuntime.h"
 
 #include <Eigen/Dense>
@@ -23,107 +24,10 @@
 #include <thread>
 #include <vector>
 
-using Eigen::Matrix2cd;
-using Eigen::MatrixXcd;
-using Eigen::VectorXcd;
-using cd = std::complex<double>;
+using namespace q2::denseref;
 namespace rt = q2::runtime;
 
 namespace {
-
-const cd I1(0, 1);
-
-Matrix2cd mat(cd a, cd b, cd c, cd d) {
-  Matrix2cd m;
-  m << a, b, c, d;
-  return m;
-}
-Matrix2cd pauliMatrix(char p) {
-  switch (p) {
-  case 'X': return mat(0, 1, 1, 0);
-  case 'Y': return mat(0, -I1, I1, 0);
-  case 'Z': return mat(1, 0, 0, -1);
-  default: return Matrix2cd::Identity();
-  }
-}
-const Matrix2cd P0 = mat(1, 0, 0, 0), P1 = mat(0, 0, 0, 1);
-
-/// Full 2^n operator with `f[q]` on qubit q and identity elsewhere.
-MatrixXcd embed(const std::map<int, Matrix2cd> &f, int n) {
-  MatrixXcd m = MatrixXcd::Identity(1, 1);
-  for (int q = n - 1; q >= 0; --q) {
-    auto it = f.find(q);
-    Matrix2cd g = it == f.end() ? Matrix2cd::Identity() : it->second;
-    MatrixXcd k = Eigen::kroneckerProduct(m, g).eval();
-    m = k;
-  }
-  return m;
-}
-
-/// I - Pi + Pi U, Pi = projector onto all controls |1>.
-MatrixXcd controlled(const MatrixXcd &u, const std::vector<int> &ctrls, int n) {
-  std::map<int, Matrix2cd> f;
-  for (int c : ctrls)
-    f[c] = P1;
-  MatrixXcd pi = embed(f, n);
-  MatrixXcd id = MatrixXcd::Identity(u.rows(), u.cols());
-  return id - pi + pi * u;
-}
-
-/// Textbook single-qubit matrix of a named gate.
-Matrix2cd gateMatrix(int g, double th) {
-  double c = std::cos(th / 2), s = std::sin(th / 2), r = std::sqrt(0.5);
-  switch (g) {
-  case Q2_GATE_IDENTITY: return Matrix2cd::Identity();
-  case Q2_GATE_H: return mat(r, r, r, -r);
-  case Q2_GATE_X: return pauliMatrix('X');
-  case Q2_GATE_Y: return pauliMatrix('Y');
-  case Q2_GATE_Z: return pauliMatrix('Z');
-  case Q2_GATE_S: return mat(1, 0, 0, I1);
-  case Q2_GATE_T: return mat(1, 0, 0, std::exp(I1 * M_PI / 4.0));
-  case Q2_GATE_RX: return c * Matrix2cd::Identity() - I1 * s * pauliMatrix('X');
-  case Q2_GATE_RY: return c * Matrix2cd::Identity() - I1 * s * pauliMatrix('Y');
-  case Q2_GATE_RZ: return c * Matrix2cd::Identity() - I1 * s * pauliMatrix('Z');
-  case Q2_GATE_PHASESHIFT: return mat(1, 0, 0, std::exp(I1 * th));
-  }
-  ADD_FAILURE() << "not a 1-qubit gate " << g;
-  return Matrix2cd::Identity();
-}
-
-/// Dense operator of a gate on targets (two-qubit ones as sums of products).
-MatrixXcd gateOperator(int g, double th, const std::vector<int> &t, int n) {
-  switch (g) {
-  case Q2_GATE_CNOT:
-    return embed({{t[0], P0}}, n) + embed({{t[0], P1}, {t[1], pauliMatrix('X')}}, n);
-  case Q2_GATE_CZ:
-    return embed({{t[0], P0}}, n) + embed({{t[0], P1}, {t[1], pauliMatrix('Z')}}, n);
-  case Q2_GATE_SWAP: {
-    MatrixXcd m = embed({}, n);
-    for (char p : {'X', 'Y', 'Z'})
-      m += embed({{t[0], pauliMatrix(p)}, {t[1], pauliMatrix(p)}}, n);
-    return 0.5 * m;
-  }
-  default:
-    return embed({{t[0], gateMatrix(g, th)}}, n);
-  }
-}
-
-VectorXcd randomState(int n, std::mt19937_64 &gen) {
-  std::normal_distribution<double> d;
-  VectorXcd v(int64_t(1) << n);
-  for (auto &x : v)
-    x = cd(d(gen), d(gen));
-  return v.normalized();
-}
-
-void load(Q2Register *r, const VectorXcd &v) {
-  std::memcpy(q2_rt_state_data(r), v.data(), sizeof(cd) * v.size());
-}
-VectorXcd fetch(Q2Register *r) {
-  VectorXcd v(int64_t(1) << q2_rt_num_qubits(r));
-  std::memcpy(static_cast<void *>(v.data()), q2_rt_state_data(r), sizeof(cd) * v.size());
-  return v;
-}
 
 /// k distinct random qubits of n.
 std::vector<int> pick(int n, int k, std::mt19937_64 &gen) {
@@ -243,12 +147,7 @@ TEST_P(KernelTest, PauliRotationsMatchDense) {
               c(q.begin() + nt, q.end());
           std::string w = randomWord(nt, kind, gen);
           double th = angle(gen);
-          std::map<int, Matrix2cd> f;
-          for (int i = 0; i < nt; ++i)
-            f[t[i]] = pauliMatrix(w[i]);
-          MatrixXcd p = embed(f, n);
-          MatrixXcd rot = std::cos(th / 2) * MatrixXcd::Identity(p.rows(), p.cols()) -
-                          I1 * std::sin(th / 2) * p;
+          MatrixXcd rot = pauliRotation(w, t, th, n);
           VectorXcd psi = randomState(n, gen);
           VectorXcd want = controlled(rot, c, n) * psi;
 
@@ -731,12 +630,7 @@ TEST_F(RuntimeTest, FusedSequenceMatchesDense) {
       }
       std::string w = randomWord(nt, step % 7 == 0 ? 0 : 2, gen);
       double th = 0.05 + 0.1 * step;
-      std::map<int, Matrix2cd> f;
-      for (int i = 0; i < nt; ++i)
-        f[t[i]] = pauliMatrix(w[i]);
-      MatrixXcd p = embed(f, n);
-      MatrixXcd rot = std::cos(th / 2) * MatrixXcd::Identity(p.rows(), p.cols()) -
-                      I1 * std::sin(th / 2) * p;
+      MatrixXcd rot = pauliRotation(w, t, th, n);
       want = controlled(rot, ctrls, n) * want;
       auto th_ = handles(r, t), ch = handles(r, ctrls);
       q2_rt_pauli_rot(th, w.data(), th_.data(), nt, ch.data(),
