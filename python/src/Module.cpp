@@ -19,6 +19,7 @@
 #include "q2/Profiling/Report.h"
 #include "q2/Profiling/Timeline.h"
 #include "q2/Profiling/Timing.h"
+#include "q2/QPE/QPEMetadata.h"
 #include "q2/Support/FileIO.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -196,19 +197,16 @@ pipeline::PipelineOptions pipelineOptions(const py::dict &kw) {
   return o;
 }
 
+// The library owns the spellings; Python only turns a miss into ValueError.
 qpe::Mode parseMode(const std::string &s) {
-  if (s == "dynamic")
-    return qpe::Mode::Dynamic;
-  if (s == "fixed")
-    return qpe::Mode::Fixed;
+  if (std::optional<qpe::Mode> m = qpe::parseMode(s))
+    return *m;
   throw py::value_error("mode must be 'fixed' or 'dynamic', got '" + s + "'");
 }
 
 qpe::Power parsePower(const std::string &s) {
-  if (s == "time")
-    return qpe::Power::Time;
-  if (s == "repeat")
-    return qpe::Power::Repeat;
+  if (std::optional<qpe::Power> p = qpe::parsePower(s))
+    return *p;
   throw py::value_error("power must be 'time' or 'repeat', got '" + s + "'");
 }
 

@@ -112,6 +112,8 @@ def test_compile_errors(tmp_path, h2_path):
         q2.compile(h2_path, n_est=2, opt_level=7)
     with pytest.raises(ValueError):
         q2.compile(h2_path, n_est=2, mode="sometimes")
+    with pytest.raises(ValueError, match="power must be 'time' or 'repeat'"):
+        q2.compile(h2_path, n_est=2, power="often")
     with pytest.raises(FileNotFoundError):
         q2.compile(str(tmp_path / "missing.FCIDUMP"))
     with pytest.raises(RuntimeError):
