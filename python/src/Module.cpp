@@ -210,22 +210,11 @@ qpe::Power parsePower(const std::string &s) {
   throw py::value_error("power must be 'time' or 'repeat', got '" + s + "'");
 }
 
+/// The object JSON of the metadata (one field list, lib/QPE), plus two
+/// derived sizes.
 py::dict metadataDict(const qpe::QPEMetadata &md) {
-  py::dict d;
-  d["molecule"] = md.molecule;
-  d["n_system"] = md.nSystem;
-  d["n_est"] = md.nEst;
-  d["n_trotter"] = md.nTrotter;
-  d["n_terms"] = md.nTerms;
-  d["order"] = md.order;
-  d["mode"] = qpe::toString(md.mode).str();
-  d["power"] = qpe::toString(md.power).str();
-  d["unroll"] = md.unroll;
-  d["base_time"] = md.baseTime;
-  d["energy_shift"] = md.energyShift;
-  d["resolution"] = md.resolution;
-  d["words"] = md.words;
-  d["default_coeffs"] = md.defaultCoeffs;
+  py::dict d =
+      py::module_::import("json").attr("loads")(qpe::toObjectJSON(md));
   d["n_qubits"] = md.numQubits();
   d["n_coeff_args"] = md.numCoeffArgs();
   return d;

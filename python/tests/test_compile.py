@@ -25,6 +25,13 @@ def test_compile_profile_records(h2):
     assert h2.object[:4] == b"\x7fELF"
     md = h2.metadata
     assert (md.n_est, md.n_trotter, md.mode, md.n_terms) == (4, 2, "dynamic", 15)
+    assert md.n_qubits == 8 and md.n_coeff_args == 15
+    # The error budget of the energies (q2.qpe/2): exact and HF energies of
+    # H2 STO-3G at 0.7414 A, and the Trotter bound of the 2 steps asked for.
+    assert md.format == "q2.qpe/2"
+    assert md.exact_energy == pytest.approx(-1.137270, abs=1e-5)
+    assert md.hf_energy == pytest.approx(-1.116684, abs=1e-5)
+    assert md.trotter_bound > 0
 
 
 def test_call_defaults_and_coeffs(h2):
