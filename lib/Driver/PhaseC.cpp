@@ -170,6 +170,7 @@ std::vector<profiling::BlockRecord> Circuit::blockStats() const {
     r.method = b.method == 2 ? "dense" : b.method == 1 ? "slice_replay" : "replay";
     r.reused = b.reused;
     r.seconds = b.seconds;
+    r.products = b.products;
     out.push_back(std::move(r));
   }
   return out;
@@ -245,6 +246,17 @@ Circuit::callInto(llvm::ArrayRef<double> coeffs,
 //===----------------------------------------------------------------------===//
 // Phase C of the driver
 //===----------------------------------------------------------------------===//
+
+/// " (reused R, products P)" of a block line: the parts that are not 0.
+static std::string blockDetail(const profiling::BlockRecord &b) {
+  std::string d;
+  if (b.reused)
+    d = llvm::formatv("reused {0}", b.reused).str();
+  if (b.products && *b.products)
+    d += (d.empty() ? "" : ", ") +
+         llvm::formatv("products {0}", *b.products).str();
+  return d.empty() ? d : " (" + d + ")";
+}
 
 PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
                                             const qpe::QPEMetadata &md,
@@ -353,9 +365,7 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
                           "gates={4}{8} {5}{6} {7:F3} ms\n",
                           b.occurrences, b.numQubits, b.numControls, b.count,
                           b.numGates, b.method,
-                          b.reused ? llvm::formatv(" (reused {0})", b.reused)
-                                         .str()
-                                   : std::string(),
+                          blockDetail(b),
                           b.seconds * 1e3,
                           b.numOps && *b.numOps != b.numGates
                               ? llvm::formatv(" (folded to {0})", *b.numOps)

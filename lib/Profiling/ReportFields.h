@@ -195,6 +195,7 @@ Q2_JSON_FIELDS(BlockRecord) {
   v("method", r.method);
   v("reused", r.reused);
   v("seconds", r.seconds);
+  v.optional("products", r.products);
 }
 
 Q2_JSON_FIELDS(PhaseCSetRecord) {

@@ -190,7 +190,8 @@ struct Stats {
   std::vector<Q2BlockStat> list;
   Stats() { list.reserve(kMaxStats); }
   void add(int64_t m, int64_t nc, int64_t count, int64_t gates,
-           int64_t applied, int method, bool reused, double secs) {
+           int64_t applied, int method, bool reused, double secs,
+           int64_t products) {
     for (Q2BlockStat &s : list)
       if (s.num_qubits == m && s.num_controls == nc && s.count == count &&
           s.num_gates == gates && s.num_ops == applied &&
@@ -198,19 +199,21 @@ struct Stats {
         ++s.occurrences;
         s.reused += reused;
         s.seconds += secs;
+        s.products += products;
         return;
       }
     if (list.size() + 1 >= kMaxStats) { // the last entry collects the rest
       if (list.size() + 1 == kMaxStats)
-        list.push_back(Q2BlockStat{-1, -1, -1, -1, 0, -1, 0, 0.0, -1});
+        list.push_back(Q2BlockStat{-1, -1, -1, -1, 0, -1, 0, 0.0, -1, 0});
       Q2BlockStat &s = list.back();
       ++s.occurrences;
       s.reused += reused;
       s.seconds += secs;
+      s.products += products;
       return;
     }
     list.push_back(Q2BlockStat{m, nc, count, gates, 1, int32_t(method),
-                               int32_t(reused), secs, applied});
+                               int32_t(reused), secs, applied, products});
   }
 };
 thread_local Stats stats;
@@ -465,14 +468,28 @@ struct q2::runtime::BlockCache {
     return true;
   }
   /// Moves mtx into the cache if the budget allows; returns the cached
-  /// matrix, or null (mtx untouched) when it does not fit.
+  /// matrix, or null (mtx untouched) when it does not fit. When only e's
+  /// own powers are left, its smallest ones above U go first: powers are
+  /// built upwards (wire k of a QPE program squares wire k-1's), so the
+  /// newest is the one the next call starts from. Keeping the oldest
+  /// instead made every later wire redo the squarings from them (k + 2
+  /// products for wire k instead of 1). The callers hold no pointer to a
+  /// power of e other than U across a store.
   const MatrixXcd *store(CacheEntry &e, int64_t exp, MatrixXcd &mtx) {
     auto it = e.powers.find(exp);
     if (it != e.powers.end())
       return &it->second;
-    if (!reserve(matrixBytes(e.m), &e))
-      return nullptr;
-    bytes += matrixBytes(e.m);
+    double need = matrixBytes(e.m);
+    if (!reserve(need, &e)) {
+      while (bytes + need > memoryBudget()) {
+        auto victim = e.powers.upper_bound(1);
+        if (victim == e.powers.end() || victim->first > exp)
+          return nullptr; // only U, or larger powers than this one
+        e.powers.erase(victim);
+        bytes -= need;
+      }
+    }
+    bytes += need;
     return &e.powers.emplace(exp, std::move(mtx)).first->second;
   }
 };
@@ -484,8 +501,12 @@ void q2::runtime::BlockCacheDeleter::operator()(BlockCache *c) const {
 namespace {
 
 //===-- dense helpers -----------------------------------------------------===//
+/// Dense matrix products computed by this thread (Q2BlockStat::products).
+thread_local int64_t denseProducts = 0;
+
 /// R = A * B (no aliasing), columns of the result split over the threads.
 void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
+  ++denseProducts;
   // The split below is the only parallelism: should Eigen ever be built
   // with OpenMP, its own threads must not multiply ours.
   static const bool eigenSerial = (Eigen::setNbThreads(1), true);
@@ -943,6 +964,7 @@ bool q2::runtime::recordOp(const char *fn, Register *reg, const Op &op) {
 void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
                                int64_t count) {
   auto t0 = std::chrono::steady_clock::now();
+  const int64_t products0 = denseProducts;
   int mode = blockMode.load(std::memory_order_relaxed);
   int64_t recorded = 0;
   for (size_t i = 0; i < len; ++i)
@@ -964,7 +986,7 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
                       std::chrono::steady_clock::now() - t0)
                       .count();
     stats.add(s.m, __builtin_popcountll(s.C), count, recorded, s.calls,
-              method, reused, secs);
+              method, reused, secs, denseProducts - products0);
   };
   if (count == 0 || !s.any) {
     finish(kReplay, false);

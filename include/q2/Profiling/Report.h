@@ -69,6 +69,9 @@ struct BlockRecord {
   std::string method;      ///< "replay", "slice_replay" or "dense"
   int64_t reused = 0;      ///< occurrences that took U^k from the cache
   double seconds = 0;      ///< wall time, all occurrences
+  /// Dense 2^m x 2^m products computed, all occurrences (where dense time
+  /// goes); absent in reports before it.
+  std::optional<int64_t> products;
 };
 
 /// One coefficient set run in Phase C.

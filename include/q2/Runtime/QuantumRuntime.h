@@ -134,6 +134,9 @@ typedef struct Q2BlockStat {
   int64_t num_ops;      /* operations applied per repetition: num_gates
                            after Clifford folding (a decomposed rotation
                            counts 1), nested bodies once */
+  int64_t products;     /* dense 2^m x 2^m matrix products computed (powers
+                           and nested blocks; 0 when a cached power was
+                           applied as is), summed */
 } Q2BlockStat;
 /* Number of entries since the last reset (at most 256; the 256th collects
  * everything past the cap); copies min(that, capacity) entries to out (out

@@ -758,6 +758,44 @@ TEST_F(BlockTest, MemoryLimitRefusesDense) {
   EXPECT_EQ(q2_rt_set_block_memory_limit(0), 3 * 16 * 4096);
 }
 
+/// QPE's wires run U^(c 2^k), k = 0, 1, ...: with room for only four
+/// matrices, the cache must keep the newest power, so every wire after the
+/// first costs one squaring (it used to keep the oldest, and wire k redid
+/// the squarings from them), and the state still matches dense powers.
+TEST_F(BlockTest, CachedPowersFollowTheWiresWithinTheBudget) {
+  std::mt19937_64 gen(31);
+  const int n = 7, m = 5;
+  auto gates = randomBlock({0, 1, 2, 3, 4}, {5}, 12, gen);
+  MatrixXcd b = blockMatrix(gates, n);
+  VectorXcd psi = randomState(n, gen), want = psi;
+  q2_rt_set_block_mode(2);
+  const int64_t matrix = 16 << (2 * m);
+  q2_rt_set_block_memory_limit(4 * matrix);
+  Q2Register *r = q2_rt_alloc(n);
+  load(r, psi);
+  const int wires = 10;
+  for (int k = 0; k < wires; ++k) {
+    int64_t count = int64_t(3) << k;
+    q2_rt_block_begin(count);
+    for (const RefGate &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    want = power(b, count, want);
+  }
+  EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-9);
+  q2_rt_dealloc(r);
+  auto st = readStats();
+  ASSERT_EQ(st.size(), size_t(wires));
+  for (int k = 0; k < wires; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(st[size_t(k)].count, int64_t(3) << k);
+    EXPECT_EQ(st[size_t(k)].method, 2);
+    // U^3 = U^2 U; then one squaring of the previous wire's power.
+    EXPECT_EQ(st[size_t(k)].products, k == 0 ? 2 : 1);
+    EXPECT_EQ(st[size_t(k)].reused, k == 0 ? 0 : 1);
+  }
+}
+
 /// Fusion pending before a block is applied first; the block's gates are not
 /// fused (they are recorded).
 TEST_F(BlockTest, PendingFusionIsFlushedBeforeTheBlock) {
