@@ -590,34 +590,50 @@ struct Estimate {
   double replay, slice, dense;
 };
 
+/// Where the binary method for U^count starts: the highest cached U^(2^s)
+/// with s at or below count's lowest set bit, else U (s = 0). Starting
+/// higher would drop count's bits below s (U^77 from a cached U^32 was
+/// computed as U^64).
+int binaryStart(const CacheEntry *e, int64_t count) {
+  for (int j = __builtin_ctzll(uint64_t(count)); j > 0 && e; --j)
+    if (e->powers.count(int64_t(1) << j))
+      return j;
+  return 0;
+}
+
+/// Products of the binary method: U^(2^j) for j = s..h, each cached or the
+/// square of the one before, times the ones count has a bit for.
+double binaryProducts(const CacheEntry *e, int64_t count, bool *fromCache) {
+  int s = binaryStart(e, count), h = 63 - __builtin_clzll(uint64_t(count));
+  int squarings = 0;
+  bool cached = s > 0;
+  for (int j = s + 1; j <= h; ++j) {
+    if (e && e->powers.count(int64_t(1) << j))
+      cached = true;
+    else
+      ++squarings;
+  }
+  *fromCache = *fromCache || cached;
+  return double(squarings + __builtin_popcountll(uint64_t(count)) - 1);
+}
+
 /// Products needed for U^count given the entry's cached powers (0 when the
 /// power itself is cached); sets *fromCache when a cached power > 1 is used.
 double productsNeeded(const CacheEntry *e, int64_t count, bool *fromCache) {
   *fromCache = false;
-  auto binary = [&](int a) { // from U^(2^a)
-    int h = 63 - __builtin_clzll(uint64_t(count));
-    return double(std::max(0, h - a) + __builtin_popcountll(uint64_t(count)) - 1);
-  };
+  double best = binaryProducts(e, count, fromCache);
   if (!e)
-    return binary(0);
+    return best;
   if (e->powers.count(count)) {
     *fromCache = true;
     return 0;
   }
-  double best = binary(0);
   for (auto &[ex, mtx] : e->powers) {
     (void)mtx;
     if (ex > 1 && count % ex == 0) {
       uint64_t q = uint64_t(count / ex);
       if ((q & (q - 1)) == 0 && __builtin_ctzll(q) < best) {
         best = __builtin_ctzll(q);
-        *fromCache = true;
-      }
-    }
-    if (ex > 1 && (ex & (ex - 1)) == 0 && ex <= count) {
-      double b = binary(__builtin_ctzll(uint64_t(ex)));
-      if (b < best) {
-        best = b;
         *fromCache = true;
       }
     }
@@ -819,13 +835,8 @@ void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
     }
   }
   int h = 63 - __builtin_clzll(uint64_t(count));
-  int a = 0;
-  for (int j = h; j > 0; --j)
-    if (cached(int64_t(1) << j)) {
-      a = j;
-      break;
-    }
-  int binaryCost = (h - a) + __builtin_popcountll(uint64_t(count)) - 1;
+  bool binaryReuses = false;
+  double binaryCost = binaryProducts(e, count, &binaryReuses);
   MatrixXcd acc, sq, tmp;
   if (bestE && bestS <= binaryCost) {
     out.reused = true;
@@ -846,17 +857,23 @@ void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
     }
     return;
   }
-  if (a > 0)
-    out.reused = true;
-  // Binary method: sq runs through U^(2^j), j = a..h.
-  const MatrixXcd *cur = a > 0 ? cached(int64_t(1) << a) : U;
+  out.reused = out.reused || binaryReuses;
+  // Binary method: cur runs through U^(2^j), j = s..h, from the cache where
+  // it is there, else squared from the one before. A store only evicts
+  // powers below the one stored, never a U^(2^j) still ahead.
+  int s = binaryStart(e, count);
+  const MatrixXcd *cur = s > 0 ? cached(int64_t(1) << s) : U;
   bool haveAcc = false;
-  for (int j = a; j <= h; ++j) {
-    if (j > a) {
-      matmul(*cur, *cur, tmp);
-      sq.swap(tmp);
-      const MatrixXcd *kept = cache.store(*e, int64_t(1) << j, sq);
-      cur = kept ? kept : &sq;
+  for (int j = s; j <= h; ++j) {
+    if (j > s) {
+      if (const MatrixXcd *c = cached(int64_t(1) << j)) {
+        cur = c;
+      } else {
+        matmul(*cur, *cur, tmp);
+        sq.swap(tmp);
+        const MatrixXcd *kept = cache.store(*e, int64_t(1) << j, sq);
+        cur = kept ? kept : &sq;
+      }
     }
     if ((uint64_t(count) >> j) & 1) {
       if (!haveAcc) {

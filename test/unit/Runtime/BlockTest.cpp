@@ -796,6 +796,36 @@ TEST_F(BlockTest, CachedPowersFollowTheWiresWithinTheBudget) {
   }
 }
 
+/// Counts that no cached power divides by a power of two take the binary
+/// method from the cached powers of two; a three-matrix budget keeps
+/// evicting, and once larger powers are cached (after 3200) the stores of
+/// smaller ones fail (uncached temporaries). The state must follow the
+/// dense powers count after count on one register. (The binary method used
+/// to start from the largest cached U^(2^a) and drop count's bits below a:
+/// U^77 after U^32 was cached came out as U^64.)
+TEST_F(BlockTest, BinaryPowersWithAFullCacheMatchDense) {
+  std::mt19937_64 gen(37);
+  const int n = 7, m = 5;
+  auto gates = randomBlock({0, 1, 2, 3, 4}, {5}, 12, gen);
+  MatrixXcd b = blockMatrix(gates, n);
+  VectorXcd psi = randomState(n, gen), want = psi;
+  q2_rt_set_block_mode(2);
+  q2_rt_set_block_memory_limit(3 * (int64_t(16) << (2 * m)));
+  Q2Register *r = q2_rt_alloc(n);
+  load(r, psi);
+  for (int64_t count : {50, 77, 100, 205, 1000, 409, 3200, 819}) {
+    q2_rt_block_begin(count);
+    for (const RefGate &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    want = power(b, count, want);
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-9) << count;
+  }
+  q2_rt_dealloc(r);
+  for (const Q2BlockStat &st : readStats())
+    EXPECT_EQ(st.method, 2) << st.count;
+}
+
 /// Fusion pending before a block is applied first; the block's gates are not
 /// fused (they are recorded).
 TEST_F(BlockTest, PendingFusionIsFlushedBeforeTheBlock) {
