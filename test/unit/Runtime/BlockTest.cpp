@@ -758,37 +758,47 @@ TEST_F(BlockTest, MemoryLimitRefusesDense) {
   EXPECT_EQ(q2_rt_set_block_memory_limit(0), 3 * 16 * 4096);
 }
 
-/// QPE's wires run U^(c 2^k), k = 0, 1, ...: with room for only four
-/// matrices, the cache must keep the newest power, so every wire after the
-/// first costs one squaring (it used to keep the oldest, and wire k redid
-/// the squarings from them), and the state still matches dense powers.
-TEST_F(BlockTest, CachedPowersFollowTheWiresWithinTheBudget) {
-  std::mt19937_64 gen(31);
+/// Runs one random 5-qubit controlled block (m = 5) at each count in turn
+/// on one register, densely, with room for `matrices` matrices in the
+/// cache (which lives as long as the register); after each count the state
+/// must equal the dense powers applied so far.
+static void runCountsOnOneRegister(uint64_t seed, int64_t matrices,
+                                   const std::vector<int64_t> &counts) {
+  std::mt19937_64 gen(seed);
   const int n = 7, m = 5;
   auto gates = randomBlock({0, 1, 2, 3, 4}, {5}, 12, gen);
   MatrixXcd b = blockMatrix(gates, n);
   VectorXcd psi = randomState(n, gen), want = psi;
   q2_rt_set_block_mode(2);
-  const int64_t matrix = 16 << (2 * m);
-  q2_rt_set_block_memory_limit(4 * matrix);
+  q2_rt_set_block_memory_limit(matrices * (int64_t(16) << (2 * m)));
   Q2Register *r = q2_rt_alloc(n);
   load(r, psi);
-  const int wires = 10;
-  for (int k = 0; k < wires; ++k) {
-    int64_t count = int64_t(3) << k;
+  for (int64_t count : counts) {
     q2_rt_block_begin(count);
     for (const RefGate &g : gates)
       issue(r, g);
     q2_rt_block_end();
     want = power(b, count, want);
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-9) << count;
   }
-  EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-9);
   q2_rt_dealloc(r);
+}
+
+/// QPE's wires run U^(c 2^k), k = 0, 1, ...: with room for only four
+/// matrices, the cache must keep the newest power, so every wire after the
+/// first costs one squaring (it used to keep the oldest, and wire k redid
+/// the squarings from them), and the state still matches dense powers.
+TEST_F(BlockTest, CachedPowersFollowTheWiresWithinTheBudget) {
+  const int wires = 10;
+  std::vector<int64_t> counts;
+  for (int k = 0; k < wires; ++k)
+    counts.push_back(int64_t(3) << k);
+  runCountsOnOneRegister(31, 4, counts);
   auto st = readStats();
   ASSERT_EQ(st.size(), size_t(wires));
   for (int k = 0; k < wires; ++k) {
     SCOPED_TRACE(k);
-    EXPECT_EQ(st[size_t(k)].count, int64_t(3) << k);
+    EXPECT_EQ(st[size_t(k)].count, counts[size_t(k)]);
     EXPECT_EQ(st[size_t(k)].method, 2);
     // U^3 = U^2 U; then one squaring of the previous wire's power.
     EXPECT_EQ(st[size_t(k)].products, k == 0 ? 2 : 1);
@@ -804,26 +814,11 @@ TEST_F(BlockTest, CachedPowersFollowTheWiresWithinTheBudget) {
 /// to start from the largest cached U^(2^a) and drop count's bits below a:
 /// U^77 after U^32 was cached came out as U^64.)
 TEST_F(BlockTest, BinaryPowersWithAFullCacheMatchDense) {
-  std::mt19937_64 gen(37);
-  const int n = 7, m = 5;
-  auto gates = randomBlock({0, 1, 2, 3, 4}, {5}, 12, gen);
-  MatrixXcd b = blockMatrix(gates, n);
-  VectorXcd psi = randomState(n, gen), want = psi;
-  q2_rt_set_block_mode(2);
-  q2_rt_set_block_memory_limit(3 * (int64_t(16) << (2 * m)));
-  Q2Register *r = q2_rt_alloc(n);
-  load(r, psi);
-  for (int64_t count : {50, 77, 100, 205, 1000, 409, 3200, 819}) {
-    q2_rt_block_begin(count);
-    for (const RefGate &g : gates)
-      issue(r, g);
-    q2_rt_block_end();
-    want = power(b, count, want);
-    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-9) << count;
-  }
-  q2_rt_dealloc(r);
-  for (const Q2BlockStat &st : readStats())
-    EXPECT_EQ(st.method, 2) << st.count;
+  runCountsOnOneRegister(37, 3, {50, 77, 100, 205, 1000, 409, 3200, 819});
+  auto st = readStats();
+  EXPECT_EQ(st.size(), 8u);
+  for (const Q2BlockStat &x : st)
+    EXPECT_EQ(x.method, 2) << x.count;
 }
 
 /// Fusion pending before a block is applied first; the block's gates are not
