@@ -602,9 +602,13 @@ int binaryStart(const CacheEntry *e, int64_t count) {
 }
 
 /// Products of the binary method: U^(2^j) for j = s..h, each cached or the
-/// square of the one before, times the ones count has a bit for.
-double binaryProducts(const CacheEntry *e, int64_t count, bool *fromCache) {
+/// square of the one before, times the ones count has a bit for. *start
+/// (if given) gets s, so the estimate and the computation agree on it.
+double binaryProducts(const CacheEntry *e, int64_t count, bool *fromCache,
+                      int *start = nullptr) {
   int s = binaryStart(e, count), h = 63 - __builtin_clzll(uint64_t(count));
+  if (start)
+    *start = s;
   int squarings = 0;
   bool cached = s > 0;
   for (int j = s + 1; j <= h; ++j) {
@@ -836,7 +840,8 @@ void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
   }
   int h = 63 - __builtin_clzll(uint64_t(count));
   bool binaryReuses = false;
-  double binaryCost = binaryProducts(e, count, &binaryReuses);
+  int start = 0;
+  double binaryCost = binaryProducts(e, count, &binaryReuses, &start);
   MatrixXcd acc, sq, tmp;
   if (bestE && bestS <= binaryCost) {
     out.reused = true;
@@ -858,14 +863,13 @@ void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
     return;
   }
   out.reused = out.reused || binaryReuses;
-  // Binary method: cur runs through U^(2^j), j = s..h, from the cache where
-  // it is there, else squared from the one before. A store only evicts
-  // powers below the one stored, never a U^(2^j) still ahead.
-  int s = binaryStart(e, count);
-  const MatrixXcd *cur = s > 0 ? cached(int64_t(1) << s) : U;
+  // Binary method: cur runs through U^(2^j), j = start..h, from the cache
+  // where it is there, else squared from the one before. A store only
+  // evicts powers below the one stored, never a U^(2^j) still ahead.
+  const MatrixXcd *cur = start > 0 ? cached(int64_t(1) << start) : U;
   bool haveAcc = false;
-  for (int j = s; j <= h; ++j) {
-    if (j > s) {
+  for (int j = start; j <= h; ++j) {
+    if (j > start) {
       if (const MatrixXcd *c = cached(int64_t(1) << j)) {
         cur = c;
       } else {

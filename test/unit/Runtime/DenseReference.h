@@ -20,6 +20,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace q2::denseref {
