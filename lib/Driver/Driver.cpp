@@ -588,7 +588,16 @@ q2::driver::compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
     ctx.disableMultithreading();
     prof::ProfilingOptions po;
     po.warnOnStderr = false;
+    // Embedded (Python): the host's VmHWM/ru_maxrss is not ours to reset;
+    // per-stage peaks come from a sampler thread instead (docs/python.md).
+    po.resetPeakPerStage = false;
     session = std::make_unique<prof::ProfilingSession>(po);
+    prof::TimelineSampler::Options to;
+    to.intervalMs = 5;
+    to.smapsAtPeaks = false;
+    to.backend = prof::TimelineSampler::Options::Backend::Thread;
+    if (llvm::Error e = session->startTimeline(to))
+      session->warn("no sampled stage peaks: " + llvm::toString(std::move(e)));
   }
   auto irCache = std::make_shared<prof::IRMetricsCache>();
   OwningOpRef<ModuleOp> module;
@@ -637,6 +646,7 @@ q2::driver::compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
     opts.forEach([&](llvm::StringRef name, pipeline::PipelineOptions::Value v) {
       std::visit([&](const auto &x) { report.options[name.str()] = x; }, v);
     });
+    session->stopTimeline();
     report.phaseB = session->record();
     report.lifetimePeakRSS = report.phaseB.lifetimePeakRSS;
     out.report = std::move(report);

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -103,7 +104,16 @@ struct TimelineSampler::Impl::SignalState {
   bool smapsAtPeaks = true;
   SmapsPolicy policy;
 
-  std::unique_ptr<RawSample[]> buf; ///< handed to `raw` at every drain
+  /// Mapped outside malloc: the profiler's own buffer must not count as the
+  /// program's heap (mallinfo2 counts malloc's mmapped chunks).
+  struct Unmap {
+    size_t bytes = 0;
+    void operator()(RawSample *p) const {
+      if (p)
+        ::munmap(p, bytes);
+    }
+  };
+  std::unique_ptr<RawSample[], Unmap> buf; ///< handed to `raw` at every drain
   size_t cap = 0, count = 0;
   uint64_t dropped = 0, skipped = 0; ///< buffer full / buffer busy
   RawSample droppedMax{};
@@ -248,7 +258,17 @@ llvm::Error TimelineSampler::Impl::startSignal() {
   // (2^20 by default: 17 min at 1 ms, e.g. a long Phase C) only the highest
   // is kept. 32 MB of address space: only pages written become resident.
   st->cap = std::max<size_t>(1, opts.signalBufferSamples);
-  st->buf.reset(new RawSample[st->cap]);
+  {
+    size_t bytes = st->cap * sizeof(RawSample);
+    void *p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      return llvm::createStringError(
+          std::error_code(errno, std::generic_category()),
+          "timeline buffer: " + std::string(std::strerror(errno)));
+    st->buf = std::unique_ptr<RawSample[], SignalState::Unmap>(
+        static_cast<RawSample *>(p), SignalState::Unmap{bytes});
+  }
   st->statmFd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (st->statmFd < 0)
     return llvm::createStringError(

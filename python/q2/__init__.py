@@ -11,15 +11,29 @@ IR          analyze_ir_stages
 pipeline    compile, run_single_profile, run_both_modes, run_sweep,
             load_results, read_report, plot_sweep
 """
+import contextvars
 import functools
 import json
 import os
-import subprocess
 import sys
-import time
+import threading
 
-from . import _q2
 from . import _config
+
+
+class _LazyExtension:
+    """``q2._q2`` (the compiler: libMLIR/libLLVM, ~80 MB) is loaded on the
+    first call that needs it, so ``import q2`` and the stdlib-only
+    ``q2.profiling.memory``/``.timing`` cost nothing measurable."""
+
+    def __getattr__(self, name):
+        import importlib
+        mod = importlib.import_module(__name__ + "._q2")
+        globals()["_q2"] = mod
+        return getattr(mod, name)
+
+
+_q2 = _LazyExtension()
 
 __all__ = [
     "Record", "take_snapshot", "read_proc_status", "read_smaps_rollup",
@@ -117,6 +131,77 @@ def _pid(pid):
     if isinstance(pid, bool) or not isinstance(pid, int) or pid < 0:
         raise ValueError(f"pid must be 'self' or a non-negative int, got {pid!r}")
     return pid
+
+
+_Q2M3_HINT = ("; the q2m3 signature (mol_key, n_est, n_trotter, ...) is "
+              "q2.profiling.orchestrator's")
+
+
+def _path_arg(fn, name, value):
+    """A path argument, or TypeError naming it (a q2m3 call passes an int
+    or a molecule where q2 wants a directory)."""
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise TypeError(f"{fn}: {name} must be a path (str or os.PathLike), got "
+                    f"{type(value).__name__} {value!r}{_Q2M3_HINT}")
+
+
+def _out_dir_arg(fn, value):
+    """out_dir, refusing a bare molecule key: q2m3's run_sweep("h2") would
+    otherwise run a sweep into ./h2."""
+    path = _path_arg(fn, "out_dir", value)
+    from .profiling.molecules import MOLECULES
+    if path.lower() in MOLECULES:
+        raise ValueError(
+            f"{fn}: out_dir {path!r} is a molecule key, not a directory "
+            f"(q2m3's run_sweep(mol_key) is q2.profiling.orchestrator."
+            f"run_sweep); to use a directory of that name pass './{path}'")
+    return path
+
+
+_MODES = ("fixed", "dynamic")
+
+
+def _mode_arg(fn, value, name="mode"):
+    if not isinstance(value, str):
+        raise TypeError(f"{fn}: {name} must be a str ('fixed' or 'dynamic'),"
+                        f" got {type(value).__name__}")
+    if value not in _MODES:
+        both = " (both modes: run_both_modes)" if value == "both" else ""
+        raise ValueError(f"{fn}: {name} must be 'fixed' or 'dynamic', got "
+                         f"{value!r}{both}")
+    return value
+
+
+def _modes_arg(fn, value):
+    """modes as a list of mode names: a string is one mode ('both' is
+    both), never its letters."""
+    if isinstance(value, str):
+        if value == "both":
+            return list(_MODES)
+        return [_mode_arg(fn, value, "modes")]
+    try:
+        modes = list(value)
+    except TypeError:
+        raise TypeError(f"{fn}: modes must be a list of 'fixed'/'dynamic', "
+                        f"got {type(value).__name__}") from None
+    if not modes:
+        raise ValueError(f"{fn}: modes is empty")
+    return [_mode_arg(fn, m, "modes") for m in modes]
+
+
+def _int_arg(fn, name, value, minimum=1, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        import numbers
+        if not (isinstance(value, numbers.Integral) and
+                not isinstance(value, bool)):
+            raise TypeError(f"{fn}: {name} must be an int, got "
+                            f"{type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{fn}: {name} must be >= {minimum}, got {value}")
+    return int(value)
 
 
 # ---------------------------------------------------------------------------
@@ -424,6 +509,7 @@ class CompileResult:
     """
 
     def __init__(self, native_circuit, native_report, obj):
+        self.ir_dir = None  # where the stages' IR was kept, if anywhere
         self.circuit = Circuit(native_circuit)
         self._report = native_report
         self.object = obj
@@ -475,6 +561,26 @@ class CompileResult:
         return self.report.to_dict() if self.report is not None else {}
 
 
+class _IRScope:
+    """The directory of a q2.profiling.ir.ir_output_dir block: every compile
+    inside it (in this thread or task: a context variable, no os.chdir)
+    keeps its stages' IR in a fresh subdirectory compile_<n>."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self._n = 0
+        self._lock = threading.Lock()
+
+    def next_dir(self):
+        with self._lock:
+            self._n += 1
+            n = self._n
+        return os.path.join(self.directory, f"compile_{n}")
+
+
+_ir_scope = contextvars.ContextVar("q2_ir_output_dir", default=None)
+
+
 def compile(program_or_fcidump, n_est=None, n_trotter=None, mode="dynamic",
             profile=True, *, order=2, power="repeat", unroll_program=False,
             resolution=3e-3, ir_dir=None, runtime_lib=None, max_qubits=0,
@@ -490,6 +596,11 @@ def compile(program_or_fcidump, n_est=None, n_trotter=None, mode="dynamic",
     or a brace; any other string is a path. With ``profile``, the stages are
     measured as by ``q2-opt --profile-stages``; with ``ir_dir``
     the IR after each stage is written there."""
+    n_est = _int_arg("compile", "n_est", n_est, allow_none=True)
+    n_trotter = _int_arg("compile", "n_trotter", n_trotter, allow_none=True)
+    _mode_arg("compile", mode)
+    if ir_dir is None and _ir_scope.get() is not None:
+        ir_dir = _ir_scope.get().next_dir()
     src = program_or_fcidump
     if isinstance(src, str) and ("\n" in src or "{" in src):
         text, source = src, "<string>"
@@ -504,7 +615,9 @@ def compile(program_or_fcidump, n_est=None, n_trotter=None, mode="dynamic",
     circuit, report, obj = _q2.compile(
         text, source, bool(profile), os.fspath(ir_dir) if ir_dir else "",
         runtime_lib or _runtime_lib(), int(max_qubits), pipeline_options)
-    return CompileResult(circuit, report, obj)
+    result = CompileResult(circuit, report, obj)
+    result.ir_dir = os.fspath(ir_dir) if ir_dir else None
+    return result
 
 
 def read_report(path):
@@ -543,8 +656,24 @@ class SweepResult:
         return self._r.compile_seconds()
 
     def summary_csv(self):
-        """summary.csv's text (columns in docs/sweeps.md)."""
-        return self._r.summary_csv()
+        """summary.csv's text (columns in docs/sweeps.md), plus per point
+        the columns of its report (``report_columns``): prob_sum, energy,
+        exact_energy, energy_error, compile_peak_mb, timeline_peak_mb and IR
+        KB/lines per stage."""
+        import csv
+        import io
+        rows = list(csv.reader(io.StringIO(self._r.summary_csv())))
+        extra = [report_columns(p) for p in self.points]
+        names = []
+        for e in extra:
+            names += [k for k in e if k not in names]
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(rows[0] + names)
+        for row, e in zip(rows[1:], extra):
+            w.writerow(row + ["" if e.get(k) is None else e[k]
+                              for k in names])
+        return out.getvalue()
 
     def summary_table(self):
         return self._r.summary_table()
@@ -571,6 +700,39 @@ class SweepResult:
         return plot_sweep(sweep_dir, out)
 
 
+def report_columns(point):
+    """What a point's report adds to its summary row (decimal MB, as the
+    sweep's columns): prob_sum, energy (of the first coefficient set),
+    exact_energy, energy_error, compile_peak_mb (highest stage peak),
+    timeline_peak_mb and, per stage, ir_kb_<stage> / ir_lines_<stage>."""
+    rep = point.get("report") if isinstance(point, Record) else None
+    if not rep:
+        return {}
+    rep = rep.to_dict()
+    out = {}
+    sets = (rep.get("phase_c") or {}).get("sets") or []
+    if sets:
+        st = sets[0]
+        out["prob_sum"] = st.get("prob_sum")
+        out["energy"] = st.get("energy")
+        out["exact_energy"] = st.get("exact_energy")
+        if st.get("energy") is not None and st.get("exact_energy") is not None:
+            out["energy_error"] = abs(st["energy"] - st["exact_energy"])
+    stages = (rep.get("phase_b") or {}).get("stages") or []
+    compile_stages = [x for x in stages if x.get("kind") == "compile"]
+    if compile_stages:
+        out["compile_peak_mb"] = max(x["peak_rss_bytes"]
+                                     for x in compile_stages) / 1e6
+    tl = (rep.get("phase_b") or {}).get("timeline") or {}
+    if tl.get("peak"):
+        out["timeline_peak_mb"] = tl["peak"]["rss_bytes"] / 1e6
+    for x in stages:
+        if x.get("ir"):
+            out[f"ir_kb_{x['name']}"] = x["ir"]["bytes"] / 1024.0
+            out[f"ir_lines_{x['name']}"] = x["ir"]["lines"]
+    return out
+
+
 def _molecules(molecules):
     """[(name, file, n_terms)] from {name: file}, [(name, file[, n])] or
     None (the default H2 example)."""
@@ -578,6 +740,10 @@ def _molecules(molecules):
         exe = os.path.join(os.environ.get("Q2_BIN_DIR") or _config.BIN_DIR,
                            "q2-profile")
         return [_q2.default_molecule(_q2.examples_dir_for(exe))]
+    if isinstance(molecules, (str, bytes, os.PathLike)):
+        raise TypeError("run_sweep: molecules must be {name: file} or "
+                        "[(name, file[, n_terms])], not a single "
+                        f"{type(molecules).__name__}{_Q2M3_HINT}")
     items = molecules.items() if isinstance(molecules, dict) else molecules
     out = []
     for m in items:
@@ -597,7 +763,11 @@ def _grid(grid):
 
 def _sweep(out_dir, molecules, grid, modes, runs, jobs, wall_s, rss_mb,
            total_rss_mb, poll_s, retry_failed, only, q2_qpe, q2_opt, vars,
-           on_progress):
+           on_progress, fn="run_sweep"):
+    out_dir = _out_dir_arg(fn, out_dir)
+    modes = _modes_arg(fn, modes)
+    if on_progress is not None and not callable(on_progress):
+        raise TypeError(f"{fn}: on_progress must be callable or None")
     v = {"q2_qpe": q2_qpe or _bin("q2-qpe"), "q2_opt": q2_opt or _bin("q2-opt")}
     v.update(vars or {})
     args = {
@@ -644,11 +814,18 @@ def run_single_profile(hamiltonian, out_dir, n_est, n_trotter, mode="dynamic",
                        rss_mb=4000, on_progress=None, **kwargs):
     """``q2-profile run --mode MODE``: one point, isolated; returns its
     PointRecord (status, reason, wall_s, peak_rss_mb, phases, report)."""
-    name = molecule or os.path.splitext(os.path.basename(os.fspath(hamiltonian)))[0]
+    fn = "run_single_profile"
+    hamiltonian = _path_arg(fn, "hamiltonian", hamiltonian)
+    _path_arg(fn, "out_dir", out_dir)
+    mode = _mode_arg(fn, mode)
+    n_est = _int_arg(fn, "n_est", n_est)
+    n_trotter = _int_arg(fn, "n_trotter", n_trotter)
+    name = molecule or os.path.splitext(os.path.basename(hamiltonian))[0]
     r = _sweep(out_dir, [(name, hamiltonian, n_terms)], [(n_est, n_trotter)],
                [mode], runs, 1, wall_s, rss_mb, 0, kwargs.pop("poll_s", 0.010),
                kwargs.pop("retry_failed", False), None, kwargs.pop("q2_qpe", None),
-               kwargs.pop("q2_opt", None), kwargs.pop("vars", None), on_progress)
+               kwargs.pop("q2_opt", None), kwargs.pop("vars", None), on_progress,
+               fn)
     if kwargs:
         raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
     return r.points[0]
@@ -659,12 +836,17 @@ def run_both_modes(hamiltonian, out_dir, n_est, n_trotter, molecule=None,
                    on_progress=None, **kwargs):
     """``q2-profile run --mode both``: the point in fixed, then dynamic mode;
     returns a SweepResult of the two."""
-    name = molecule or os.path.splitext(os.path.basename(os.fspath(hamiltonian)))[0]
+    fn = "run_both_modes"
+    hamiltonian = _path_arg(fn, "hamiltonian", hamiltonian)
+    _path_arg(fn, "out_dir", out_dir)
+    n_est = _int_arg(fn, "n_est", n_est)
+    n_trotter = _int_arg(fn, "n_trotter", n_trotter)
+    name = molecule or os.path.splitext(os.path.basename(hamiltonian))[0]
     r = _sweep(out_dir, [(name, hamiltonian, n_terms)], [(n_est, n_trotter)],
                ["fixed", "dynamic"], runs, 1, wall_s, rss_mb, 0,
                kwargs.pop("poll_s", 0.010), kwargs.pop("retry_failed", False),
                None, kwargs.pop("q2_qpe", None), kwargs.pop("q2_opt", None),
-               kwargs.pop("vars", None), on_progress)
+               kwargs.pop("vars", None), on_progress, fn)
     if kwargs:
         raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
     return r
@@ -678,6 +860,7 @@ def load_results(*dirs):
 def plot_sweep(sweep_dir, out=None, python=None):
     """Runs tools/q2-profile/plot_sweep.py (matplotlib) on a sweep or merge
     directory; returns the PNG paths written."""
+    import subprocess
     script = os.path.join(os.path.dirname(__file__), "plot_sweep.py")
     out = os.fspath(out or sweep_dir)
     cmd = [python or sys.executable, script, os.fspath(sweep_dir), "--out", out]

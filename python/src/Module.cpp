@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Driver/Driver.h"
+#include "q2/Hamiltonian/QubitHamiltonian.h"
 #include "q2/InitQ2.h"
 #include "q2/Orchestrator/Measure.h"
 #include "q2/Orchestrator/Sweep.h"
@@ -715,4 +716,26 @@ PYBIND11_MODULE(_q2, m) {
       py::arg("text"), py::arg("source"), py::arg("profile"), py::arg("ir_dir"),
       py::arg("runtime_lib"), py::arg("max_qubits"), py::arg("options"));
   m.def("default_max_qubits", &driver::defaultMaxQubits);
+
+  // q2.profiling's Phase A: the qubit Hamiltonian q2-qpe builds a program
+  // from (FCIDUMP through Jordan-Wigner), as plain Python values.
+  m.def("qubit_hamiltonian", [](const std::string &path) {
+    std::optional<llvm::Expected<hamiltonian::QubitHamiltonian>> r;
+    {
+      py::gil_scoped_release release;
+      r.emplace(hamiltonian::loadHamiltonian(path));
+    }
+    hamiltonian::QubitHamiltonian h = unwrap(std::move(*r));
+    py::dict d;
+    d["name"] = h.name;
+    d["n_qubits"] = h.numQubits;
+    d["n_electrons"] = h.numElectrons;
+    d["ms2"] = h.ms2;
+    d["hf_state"] = h.hfOccupation;
+    py::list terms;
+    for (const auto &t : h.terms)
+      terms.append(py::make_tuple(t.word, t.coeff));
+    d["terms"] = terms;
+    return d;
+  });
 }

@@ -407,3 +407,33 @@ TEST(ProfChromeTraceWriter, EventsAndErrors) {
 }
 
 } // namespace
+
+// Embedded policy (the Python module's compile): no VmHWM reset, so the
+// host's ru_maxrss/VmHWM stays what it was; stage peaks are sampled.
+TEST(ProfSession, WithoutResetTheProcessPeakStays) {
+  Q2_SKIP_UNDER_ASAN("the quarantine keeps freed memory resident");
+  char *p = allocTouched(100 * MiB);
+  std::free(p);
+  auto before = readProcStatus();
+  ASSERT_TRUE(bool(before));
+  ProfilingOptions o;
+  o.warnOnStderr = false;
+  o.resetPeakPerStage = false;
+  ProfilingSession session(o);
+  TimelineSampler::Options to;
+  to.intervalMs = 2;
+  to.backend = TimelineSampler::Options::Backend::Thread;
+  ASSERT_FALSE(bool(session.startTimeline(to)));
+  session.beginStage("A");
+  char *q = allocTouched(30 * MiB);
+  sleepMs(20);
+  std::free(q);
+  StageRecord *a = session.endStage();
+  ASSERT_NE(a, nullptr);
+  auto after = readProcStatus();
+  ASSERT_TRUE(bool(after));
+  EXPECT_GE(after->vmHWM, before->vmHWM);
+  EXPECT_FALSE(a->peakResetAccepted);
+  EXPECT_EQ(a->peakSource, "sampled");
+  EXPECT_GE(double(a->peakRSS), double(a->begin.status.vmRSS) + 25.0 * MiB);
+}

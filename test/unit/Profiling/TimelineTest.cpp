@@ -272,3 +272,16 @@ TEST(ProfTimeline, WatchesChildUntilItExits) {
 }
 
 } // namespace
+
+// The signal backend's sample buffer (32 MiB of address space by default) is
+// the profiler's, not the program's: mallinfo2's heap must not grow by it.
+TEST(ProfTimeline, SignalBufferIsNotProgramHeap) {
+  HeapInfo before = readHeap();
+  auto s = makeSampler(1, nullptr, 0, 0.02, Backend::Signal);
+  ASSERT_NE(s, nullptr);
+  ASSERT_FALSE(bool(s->start()));
+  HeapInfo during = readHeap();
+  s->stop();
+  EXPECT_LT(double(during.inUse), double(before.inUse) + 1.0 * MiB)
+      << "heap " << before.inUse << " -> " << during.inUse;
+}
