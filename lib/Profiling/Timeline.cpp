@@ -93,6 +93,17 @@ std::string PhaseTracker::name(uint32_t id) const {
 // Signal backend
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Deleter of a buffer from mmap.
+struct UnmapBuffer {
+  size_t bytes = 0;
+  void operator()(void *p) const {
+    if (p)
+      ::munmap(p, bytes);
+  }
+};
+} // namespace
+
 /// Everything the signal handler touches: preallocated, no locks, no
 /// allocation. `busy` is the only synchronisation: whoever sets it (the
 /// handler, or the owning code draining or sampling) has the buffer; a
@@ -106,14 +117,7 @@ struct TimelineSampler::Impl::SignalState {
 
   /// Mapped outside malloc: the profiler's own buffer must not count as the
   /// program's heap (mallinfo2 counts malloc's mmapped chunks).
-  struct Unmap {
-    size_t bytes = 0;
-    void operator()(RawSample *p) const {
-      if (p)
-        ::munmap(p, bytes);
-    }
-  };
-  std::unique_ptr<RawSample[], Unmap> buf; ///< handed to `raw` at every drain
+  std::unique_ptr<RawSample[], UnmapBuffer> buf; ///< handed to `raw` at every drain
   size_t cap = 0, count = 0;
   uint64_t dropped = 0, skipped = 0; ///< buffer full / buffer busy
   RawSample droppedMax{};
@@ -266,8 +270,8 @@ llvm::Error TimelineSampler::Impl::startSignal() {
       return llvm::createStringError(
           std::error_code(errno, std::generic_category()),
           "timeline buffer: " + std::string(std::strerror(errno)));
-    st->buf = std::unique_ptr<RawSample[], SignalState::Unmap>(
-        static_cast<RawSample *>(p), SignalState::Unmap{bytes});
+    st->buf = std::unique_ptr<RawSample[], UnmapBuffer>(
+        static_cast<RawSample *>(p), UnmapBuffer{bytes});
   }
   st->statmFd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (st->statmFd < 0)

@@ -443,8 +443,10 @@ def test_misuse_is_refused_in_top_level_q2(tmp_path, monkeypatch, h2_path):
         q2.run_sweep(tmp_path / "s", modes=["fixed", "d"])
     with pytest.raises(ValueError, match="run_both_modes"):
         q2.run_single_profile(h2_path, tmp_path / "p", 2, 1, mode="both")
+    with pytest.raises(TypeError):          # q2m3's signature at top level
+        q2.run_both_modes("h2", 2, 1)
     with pytest.raises(TypeError, match="out_dir"):
-        q2.run_both_modes("h2", 2, 1)       # q2m3's signature at top level
+        q2.run_both_modes("h2", 2, 1, 3)
     with pytest.raises(TypeError, match="out_dir"):
         q2.run_single_profile(h2_path, 2, 1, 3)
     with pytest.raises(ValueError, match="mode"):
