@@ -482,3 +482,15 @@ def test_q2m3_style_sweep_script(tmp_path, capsys):
         assert col in df.columns and df[col].notna().all(), col
     p = write_summary_csv(results, tmp_path / "summary.csv")
     assert open(p).read() == summary_csv(results)
+
+
+def test_top_level_sweep_rows_carry_report_columns(tmp_path):
+    sw = q2.run_sweep(tmp_path / "sw", grid="2x1", modes="fixed", runs=1)
+    assert len(sw) == 1 and sw[0].status == "ok"
+    df = sw.to_dataframe()
+    for col in ("prob_sum", "energy", "exact_energy", "energy_error",
+                "compile_peak_mb", "timeline_peak_mb", "ir_kb_HLOLowering",
+                "ir_lines_LLVMIR", "compile_s", "peak_rss_mb"):
+        assert col in df.columns, col
+    assert abs(df["prob_sum"][0] - 1) < 1e-9
+    assert df["ir_kb_HLOLowering"][0] > 0
