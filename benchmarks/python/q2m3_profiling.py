@@ -10,7 +10,9 @@ child per mode (fresh interpreter: import, Hamiltonian, compile, 5 calls) and
 watches it from the parent. Printed per run: the child's wall time (spawn to
 exit, as the parent saw it), the compile's own wall time (six stages), and
 the peak RSS (the kernel's VmHWM of the child read from the parent, MB =
-2^20 bytes); then the figures the original's documentation and issue give
+2^20 bytes; most of it is the
+interpreter, NumPy and the mapped libMLIR/libLLVM) and the C/C++ heap peak
+of the point (sampled, "heap MB"); then the figures the original's documentation and issue give
 for the same runs (H2 dynamic: about 24 s and up to about 21 GB; H3O+:
 beyond 32 GB, out of memory) and the ratio. With --repeat N each point runs
 N times and the median is printed (the machine may be shared: medians).
@@ -48,7 +50,8 @@ def main():
     points = [("h2", e, t) for e, t in H2_SWEEP_GRID] + \
         [("h3o", e, t) for e, t in a.h3o]
     print(f"{'molecule':8} {'point':>6} {'mode':8} {'wall s':>7} "
-          f"{'compile s':>9} {'peak MB':>8} {'prob_sum':>9}   original")
+          f"{'compile s':>9} {'peak MB':>8} {'heap MB':>8} {'prob_sum':>9}"
+          "   original")
     all_results, t_all = [], time.perf_counter()
     worst = {}
     for mol, e, t in points:
@@ -61,7 +64,8 @@ def main():
                           f"{r.error.splitlines()[0]}")
                     continue
                 runs[r.mode].append((p["wall_s"], r.compile_s,
-                                     p["peak_hwm_mb"], r.prob_sum))
+                                     p["peak_hwm_mb"], r.prob_sum,
+                                     r.heap_peak_mb))
                 all_results.append(r)
         for mode, rs in runs.items():
             if not rs:
@@ -78,8 +82,9 @@ def main():
                     f"{om / peak:.0f}x less memory" if om else ""]))
             w = worst.setdefault((mol, mode), [0.0, 0.0])
             w[0], w[1] = max(w[0], wall), max(w[1], peak)
+            heap = statistics.median(x[4] for x in rs)
             print(f"{mol:8} {e}x{t:<4} {mode:8} {wall:7.2f} {comp:9.4f} "
-                  f"{peak:8.1f} {rs[-1][3]:9.6f}   {note}")
+                  f"{peak:8.1f} {heap:8.1f} {rs[-1][3]:9.6f}   {note}")
     total = time.perf_counter() - t_all
     print(f"\n{len(all_results)} runs in {total:.1f} s (wall, sequential, "
           "one process per run)")

@@ -10,6 +10,8 @@ processes   measure_command
 IR          analyze_ir_stages
 pipeline    compile, run_single_profile, run_both_modes, run_sweep,
             load_results, read_report, plot_sweep
+
+q2m3's profiling API, signature for signature, is ``q2.profiling``.
 """
 import contextvars
 import functools
@@ -572,10 +574,17 @@ class _IRScope:
         self._lock = threading.Lock()
 
     def next_dir(self):
+        """A new compile_<n>: made here, so that compiles of other threads
+        or processes sharing the directory never get the same one."""
         with self._lock:
-            self._n += 1
-            n = self._n
-        return os.path.join(self.directory, f"compile_{n}")
+            while True:
+                self._n += 1
+                d = os.path.join(self.directory, f"compile_{self._n}")
+                try:
+                    os.mkdir(d)
+                    return d
+                except FileExistsError:
+                    continue
 
 
 _ir_scope = contextvars.ContextVar("q2_ir_output_dir", default=None)

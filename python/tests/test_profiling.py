@@ -250,6 +250,15 @@ def test_measure_command(tmp_path):
         measure_command(["true"], tmp_path / "kw", 60)
 
 
+def test_measure_command_without_proc(tmp_path, monkeypatch):
+    real = os.path.isdir
+    monkeypatch.setattr(os.path, "isdir",
+                        lambda p: False if p == "/proc/self" else real(p))
+    with pytest.raises(RuntimeError, match="/proc"):
+        measure_command(["true"], tmp_path / "np")
+    assert not (tmp_path / "np").exists()
+
+
 # --- measuring does not disturb the process ---------------------------------------
 
 def test_profiled_compile_keeps_process_peak(h2_path):
@@ -391,8 +400,12 @@ def test_run_single_profile_in_subprocess_spawn():
     assert abs(r.prob_sum - 1) < 1e-9
 
 
-def test_run_both_modes_isolated():
-    rf, rd, pf, pdyn = run_both_modes("h2", 2, 3)
+def test_run_both_modes_isolated(tmp_path):
+    rf, rd, pf, pdyn = run_both_modes("h2", 2, 3, ir_dir=tmp_path)
+    # Two processes, one directory: each compile got its own.
+    assert sorted(os.listdir(tmp_path)) == ["compile_1", "compile_2"]
+    assert [s for s, _, _ in analyze_ir_stages(tmp_path / "compile_2")] == \
+        COMPILATION_STAGES
     assert (rf.mode, rd.mode) == ("fixed", "dynamic")
     assert rf.error is None and rd.error is None
     assert rf.pid != rd.pid != os.getpid()
