@@ -193,14 +193,12 @@ def _modes_arg(fn, value):
 
 
 def _int_arg(fn, name, value, minimum=1, allow_none=False):
+    import numbers
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        import numbers
-        if not (isinstance(value, numbers.Integral) and
-                not isinstance(value, bool)):
-            raise TypeError(f"{fn}: {name} must be an int, got "
-                            f"{type(value).__name__} {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{fn}: {name} must be an int, got "
+                        f"{type(value).__name__} {value!r}")
     if value < minimum:
         raise ValueError(f"{fn}: {name} must be >= {minimum}, got {value}")
     return int(value)
