@@ -254,10 +254,19 @@ llvm::Expected<std::vector<PipelineElement>>
 q2::profiling::splitPipeline(llvm::StringRef pipeline) {
   std::string error;
   auto pm = parseOnModule(pipeline, error);
-  if (failed(pm))
-    return llvm::createStringError(
-        "q2-profile: invalid pipeline \"" + pipeline.str() +
-        "\": " + llvm::StringRef(error).trim().str());
+  if (failed(pm)) {
+    // One line: "<parser>:1:14: error: msg" (then the text and a caret).
+    llvm::StringRef first = llvm::StringRef(error).trim().split('\n').first;
+    std::string where;
+    if (size_t e = first.find(": error: "); e != llvm::StringRef::npos) {
+      llvm::StringRef loc = first.take_front(e);
+      where = " at column " + loc.rsplit(':').second.str();
+      first = first.drop_front(e + 9);
+    }
+    return llvm::createStringError("q2-profile: invalid pipeline \"" +
+                                   pipeline.str() + "\"" + where + ": " +
+                                   first.str());
+  }
   if (pm->getOpAnchorName() != kModule)
     return llvm::createStringError("q2-profile: the pipeline must run on " +
                                    kModule.str() + ", not " +
