@@ -163,7 +163,7 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
     {
       // IR before the first pass.
       ScopedStage input(session, "Input", StageKind::Input);
-      if (StageRecord *rec = input.finish())
+      if (StageRecord *rec = input.finish(); rec && irMetrics)
         rec->ir = cache->measure(module);
     }
     std::string error;
@@ -185,7 +185,7 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
       attachProfiling(pm, session, ins);
       ScopedStage stage(session, el.name);
       LogicalResult result = pm.run(module);
-      if (StageRecord *rec = stage.finish())
+      if (StageRecord *rec = stage.finish(); rec && irMetrics)
         if (succeeded(result))
           rec->ir = cache->measure(module);
       if (failed(result)) {
@@ -242,9 +242,10 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
       llvm::cl::desc("Chrome trace to write (open in ui.perfetto.dev)")};
   Option<bool> irMetrics{
       *this, "ir-metrics",
-      llvm::cl::desc("Measure IR bytes/lines/ops after every pass (default "
-                     "true; the module after each top-level element is "
-                     "always measured)"),
+      llvm::cl::desc("Measure IR bytes/lines/ops of the module before the "
+                     "pipeline and after every top-level element, and of the "
+                     "op each pass ran on after it (default true; false "
+                     "leaves time and memory only)"),
       llvm::cl::init(true)};
 };
 

@@ -11,7 +11,7 @@ Prints one line per stage ("stage NAME ir=BYTES peak=SOURCE") and per pass
 --input-bytes-of  the Input stage's IR bytes/lines equal FILE's (wc -c/-l)
 --final-bytes-of  the last stage's IR bytes/lines equal FILE's
 --nested ARG=S,.. pass ARG ran once per function S (depth 1, in order)
---no-pass-ir      no pass has ir_after (ir-metrics=false)
+--no-pass-ir      no pass has ir_after, no stage ir (ir-metrics=false)
 --trace FILE      FILE is a Chrome trace with one span per stage and pass
 """
 import argparse
@@ -72,7 +72,7 @@ for spec in a.nested:
     got = [p.get("op_symbol") for p in passes if p["argument"] == arg and p["depth"] == 1]
     if got != syms.split(","):
         fail("nested %s ran on %s, expected %s" % (arg, got, syms))
-with_ir = [p for p in passes if "ir_after" in p]
+with_ir = [p for p in passes if "ir_after" in p] + [s for s in stages if "ir" in s]
 if a.no_pass_ir and with_ir:
     fail("%d passes have ir_after with ir-metrics=false" % len(with_ir))
 if not a.no_pass_ir and not with_ir:

@@ -32,8 +32,9 @@ struct ProfilePassOptions {
   std::string pipeline;
   std::string report; ///< q2.profile/2 report to write, or ""
   std::string trace;  ///< Chrome trace to write, or ""
-  /// IR bytes/lines/ops after every pass (printing costs time); stage ends
-  /// (the module after each top-level element) are always measured.
+  /// IR bytes/lines/ops of the module before the pipeline and after every
+  /// top-level element, and of the op each pass ran on after it (printing
+  /// costs time); false records time and memory only.
   bool irMetrics = true;
 };
 
