@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -542,7 +543,7 @@ std::string q2::orch::formatCompareTable(const CompareResult &R, bool All) {
   OS << "rule: " << R.rule << "\n";
   OS << "thresholds:";
   for (const std::string &M : compareMetrics())
-    OS << " " << M << "=" << llvm::formatv("{0}", R.thresholdPct.at(M))
+    OS << " " << M << "=" << llvm::format("%g", R.thresholdPct.at(M))
        << "%";
   OS << "\n";
   OS << llvm::formatv("verdict: {0} ({1} regression{2}, {3} improvement{4} "

@@ -31,6 +31,10 @@
 // RUN: diff %t/plain2.mlir %t/q2opt.mlir
 // RUN: %python %S/Inputs/profile_check.py %t/q2opt.json --final-bytes-of %t/plain2.mlir
 //
+// q2-profile compare reads the pass's report with the project's reader: a
+// report against itself, every pass row shown (--all), exit 0.
+// RUN: q2-profile compare %t/r.json %t/r.json --all | FileCheck %s --check-prefix=CMP
+//
 // Listed in --help once the plugin is loaded.
 // RUN: mlir-opt-22 --load-pass-plugin=%q2_plugin --help | FileCheck %s --check-prefix=HELP
 
@@ -51,3 +55,8 @@
 // REP-NEXT: pass 1 convert-linalg-to-loops on func.func@matmul ir=
 // REP-NEXT: pass 1 convert-linalg-to-loops on func.func@accumulate ir=
 // REP: OK 8 stages 9 passes
+
+// CMP: convert-to-llvm wall_s
+// CMP: func.func(convert-linalg-to-loops) / convert-linalg-to-loops wall_s
+// CMP: compile wall_s
+// CMP: verdict: no regression
