@@ -501,7 +501,7 @@ std::string q2::orch::formatCompareTable(const CompareResult &R, bool All) {
     OS << "options differ: " << D << "\n";
   for (const std::string &W : R.warnings)
     OS << "warning: " << W << "\n";
-  OS << llvm::formatv("{0,-44} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n",
+  OS << llvm::formatv("{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n",
                       "row", "metric", "A", "B", "change", "rel", "verdict");
   std::string LastPoint = "\x01", LastName;
   for (const CompareRow &Row : R.rows) {
@@ -515,8 +515,8 @@ std::string q2::orch::formatCompareTable(const CompareResult &R, bool All) {
     }
     std::string Name = Row.name == LastName ? "" : Row.name;
     LastName = Row.name;
-    if (Name.size() > 44)
-      Name = "..." + Name.substr(Name.size() - 41);
+    if (Name.size() > 52)
+      Name = "..." + Name.substr(Name.size() - 49);
     auto V = [&](const std::optional<double> &X) {
       return X ? fmtValue(Row.metric, *X) : std::string("-");
     };
@@ -524,7 +524,7 @@ std::string q2::orch::formatCompareTable(const CompareResult &R, bool All) {
     if (!Row.gated && (Verdict == "regression" || Verdict == "improvement"))
       Verdict += " (not gated)";
     if (Row.a.empty() || Row.b.empty()) {
-      OS << llvm::formatv("{0,-44} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n",
+      OS << llvm::formatv("{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n",
                           Name, Row.metric,
                           Row.a.empty() ? "-" : fmtValue(Row.metric, median(Row.a)),
                           Row.b.empty() ? "-" : fmtValue(Row.metric, median(Row.b)),
@@ -532,7 +532,7 @@ std::string q2::orch::formatCompareTable(const CompareResult &R, bool All) {
       continue;
     }
     OS << llvm::formatv(
-        "{0,-44} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n", Name, Row.metric,
+        "{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n", Name, Row.metric,
         V(Row.aMedian), V(Row.bMedian), fmtDelta(Row.metric, *Row.delta),
         Row.relPct ? llvm::formatv("{0}{1:F1}%", *Row.relPct > 0 ? "+" : "",
                                    *Row.relPct)

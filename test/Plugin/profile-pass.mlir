@@ -57,6 +57,6 @@
 // REP: OK 8 stages 9 passes
 
 // CMP: convert-to-llvm wall_s
-// CMP: func.func(convert-linalg-to-loops) / convert-linalg-to-loops wall_s
+// CMP: -to-loops) / convert-linalg-to-loops wall_s
 // CMP: compile wall_s
 // CMP: verdict: no regression
