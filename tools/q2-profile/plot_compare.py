@@ -74,7 +74,6 @@ def main():
     fig.suptitle("q2-profile compare: %s" % r["verdict"])
     fig.tight_layout()
     fig.savefig(a.out, dpi=100)
-    print(a.out)
     return 0
 
 
