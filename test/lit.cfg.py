@@ -48,7 +48,8 @@ tools = [
     "not",
     "count",
     ToolSubst("q2-qpe", unresolved="ignore"),
-    ToolSubst("q2-profile", unresolved="ignore"),
+    # Not the q2-profile pass in a pipeline: "(q2-profile{...".
+    ToolSubst("q2-profile", pre=r".-^/\<(", post="-.{", unresolved="ignore"),
     # Stock LLVM/MLIR tools from Debian's llvm-22/mlir-22 packages.
     ToolSubst("mlir-opt-22", command=stock_prefix + os.path.join(config.llvm_tools_dir, "mlir-opt")),
     ToolSubst("mlir-translate-22", command=stock_prefix + os.path.join(config.llvm_tools_dir, "mlir-translate")),

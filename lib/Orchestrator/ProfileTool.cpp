@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "q2/Orchestrator/ProfileTool.h"
+#include "CompareTool.h"
 #include "q2/Orchestrator/Measure.h"
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Profiling/Memory.h"
@@ -271,7 +272,8 @@ struct Options {
       "\nExit status: 0 when done (a failed command or failed points are "
       "results), 2 for a refusal\nor an error, 130 when interrupted by "
       "SIGINT, SIGTERM or SIGHUP (the measured tree is\nstopped first). "
-      "Details: docs/sweeps.md.\n"};
+      "compare: 0 no regression, 1 regression, 2 error. Details: "
+      "docs/sweeps.md,\ndocs/compare.md.\n"};
 };
 
 Options &options() {
@@ -747,13 +749,14 @@ const char *const Overview =
     "isolated, budgeted runs of the q2 tools and resumable profiling "
     "sweeps (docs/sweeps.md)\n";
 
-const char *const SubcommandNames[] = {"measure", "run", "sweep", "merge"};
+const char *const SubcommandNames[] = {"measure", "run", "sweep", "merge",
+                                       "compare"};
 
 } // namespace
 
 int q2::orch::q2ProfileMain(int Argc, char **Argv) {
   if (Argc < 2) {
-    errs() << "usage: q2-profile <measure|run|sweep|merge> [options]; "
+    errs() << "usage: q2-profile <measure|run|sweep|merge|compare> [options]; "
               "q2-profile --help lists the subcommands\n";
     return 2;
   }
@@ -761,7 +764,7 @@ int q2::orch::q2ProfileMain(int Argc, char **Argv) {
   bool IsSubcommand = llvm::is_contained(SubcommandNames, First);
   if (!IsSubcommand && First != "help" && !First.starts_with("-"))
     return fail("unknown command '" + First +
-                "' (commands: measure, run, sweep, merge; see "
+                "' (commands: measure, run, sweep, merge, compare; see "
                 "q2-profile --help)");
 
   // measure: everything after the first `--` is the command, never seen by
@@ -785,9 +788,9 @@ int q2::orch::q2ProfileMain(int Argc, char **Argv) {
                              cl::aliasopt(*cl::getRegisteredOptions()["help"]));
   for (cl::SubCommand *Sub :
        {&cl::SubCommand::getTopLevel(), &O.Measure, &O.Run, &O.Sweep,
-        &O.Merge})
+        &O.Merge, &compareSubCommand()})
     cl::HideUnrelatedOptions({&O.MeasureCat, &O.PointCat, &O.RunCat,
-                              &O.SweepCat, &O.MergeCat},
+                              &O.SweepCat, &O.MergeCat, &compareCategory()},
                              *Sub);
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "q2-profile (q2 build id " << q2::buildID() << ")\n";
@@ -804,6 +807,9 @@ int q2::orch::q2ProfileMain(int Argc, char **Argv) {
     return cmdSweep(O, Argv[0]);
   if (O.Merge)
     return cmdMerge(O);
-  return fail("no command given (commands: measure, run, sweep, merge; see "
+  if (compareSubCommand())
+    return runCompareCommand(Argv[0]);
+  return fail("no command given (commands: measure, run, sweep, merge, "
+              "compare; see "
               "q2-profile --help)");
 }

@@ -3,6 +3,7 @@
 #include "q2/Pipeline/Pipeline.h"
 
 #include "q2/Profiling/MLIR/IRMetrics.h"
+#include "q2/Profiling/MLIR/ProfilePass.h"
 #include "q2/Profiling/MLIR/SnapshotPass.h"
 #include "q2/Support/FileIO.h"
 
@@ -187,6 +188,7 @@ const char *const kStageArgs[] = {"q2-hlo-lowering",   "q2-quantum-lowering",
 
 void q2::pipeline::registerPipelines() {
   prof::registerSnapshotPass();
+  prof::registerProfilePass();
   if (PassPipelineInfo::lookup("q2-qpe-pipeline"))
     return;
   for (unsigned i = 1; i <= kNumStages; ++i) {

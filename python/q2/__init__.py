@@ -47,6 +47,10 @@ __all__ = [
 ]
 
 
+# Profile comparison (q2-profile compare), self-contained in compare.py.
+from .compare import compare, CompareResult  # noqa: E402
+__all__ += ["compare", "CompareResult"]
+
 # ---------------------------------------------------------------------------
 # Records
 # ---------------------------------------------------------------------------

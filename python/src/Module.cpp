@@ -14,6 +14,7 @@
 #include "q2/Driver/Driver.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 #include "q2/InitQ2.h"
+#include "q2/Orchestrator/Compare.h"
 #include "q2/Orchestrator/Measure.h"
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Profiling/Memory.h"
@@ -582,6 +583,23 @@ PYBIND11_MODULE(_q2, m) {
   m.def("read_report", [](const std::string &path) {
     return std::make_unique<PyReport>(PyReport{unwrap(prof::readReport(path))});
   });
+
+  //--- compare (q2-profile compare) ------------------------------------------
+  m.def(
+      "compare",
+      [](const std::string &a, const std::string &b,
+         std::map<std::string, double> thresholds, double minTimeS,
+         bool gatePasses, bool allowDifferentProgram) {
+        orch::CompareOptions o;
+        for (const auto &[k, v] : thresholds)
+          check(orch::parseThresholds(k + "=" + std::to_string(v), o));
+        o.minTimeS = minTimeS;
+        o.gatePasses = gatePasses;
+        o.allowDifferentProgram = allowDifferentProgram;
+        return orch::toJSONText(unwrap(orch::compareProfiles(a, b, o)), -1);
+      },
+      py::arg("a"), py::arg("b"), py::arg("thresholds"), py::arg("min_time_s"),
+      py::arg("gate_passes"), py::arg("allow_different_program"));
 
   //--- IR -------------------------------------------------------------------
   m.def("analyze_ir_stages", [](const std::string &dir) {

@@ -73,9 +73,17 @@ private:
       while (mlir::Operation *parent = target->getParentOp())
         target = parent;
     // The cache is for one thread; other threads may be rewriting IR.
-    session.setPassIR(idx, threaded
-                               ? measureIR(target, opts.cache->options())
-                               : opts.cache->measure(target));
+    // A nested op prints in its local scope: the default would number the
+    // values of the whole module (O(module) per function, and a race with
+    // other threads).
+    if (threaded || target->getParentOp()) {
+      IRMetricsOptions local = opts.cache->options();
+      if (target->getParentOp())
+        local.flags.useLocalScope();
+      session.setPassIR(idx, measureIR(target, local));
+    } else {
+      session.setPassIR(idx, opts.cache->measure(target));
+    }
     session.chargeProfilerTime(elapsedSeconds() - t0);
   }
 

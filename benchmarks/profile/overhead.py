@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Overhead of the q2-profile pass in stock mlir-opt-22.
+
+The upstream bufferization + LLVM lowering pipeline of the lit tests
+(canonicalize, cse, one-shot-bufferize, func.func(convert-linalg-to-loops),
+convert-scf-to-cf, convert-to-llvm, reconcile-unrealized-casts) runs on a
+generated tensor program (--copies copies of test/Plugin/Inputs/
+matmul-tensor.mlir, default 100: 200 functions) three ways, interleaved in a
+shuffled order each round so that load changes hit all sides:
+
+  plain     mlir-opt --pass-pipeline='builtin.module(P)'
+  profiled  ... builtin.module(q2-profile{pipeline="P" report=...})
+  no-ir     ... the same with ir-metrics=false
+
+Times are in-process, from mlir-opt's own --mlir-timing (parsing and
+printing the output excluded): for `plain`, the sum of the pipeline's passes;
+for the profiled runs, the q2-profile pass as a whole (its snapshots, VmHWM
+resets, IR metrics and writing the report included). Per pass, the report's
+stage wall (plus the profiler time charged inside it) is set against the
+plain run's time of the same pass.
+
+All three run with --mlir-disable-threading: q2-profile runs the pipeline
+on one thread (per-pass memory is attributable only then), so a threaded
+plain run would put the lost parallelism of func.func(...) into the ratio;
+--threaded compares against the threaded plain run instead.
+
+Targets (ratios of medians, whole pipeline): profiled <= 1.30, no-ir <= 1.05.
+Usage: overhead.py [--bin DIR] [--runs N] [--copies N] [--threaded]
+Exit status 0 even when a target is missed; the PASS/FAIL lines say so.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INPUT = os.path.join(REPO, "test", "Plugin", "Inputs", "matmul-tensor.mlir")
+MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
+PIPELINE = ("canonicalize,cse,one-shot-bufferize{bufferize-function-boundaries},"
+            "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
+            "convert-to-llvm,reconcile-unrealized-casts")
+# --mlir-timing names of the pipeline's top-level elements, in order.
+TIMING_NAMES = ["Canonicalizer", "CSE", "OneShotBufferizePass",
+                "'func.func' Pipeline", "SCFToControlFlowPass",
+                "ConvertToLLVMPass", "ReconcileUnrealizedCastsPass"]
+
+
+def generate(copies, path):
+    body = [l for l in open(INPUT).read().splitlines() if not l.startswith("//")]
+    text = "\n".join(body)
+    with open(path, "w") as f:
+        for i in range(copies):
+            f.write(text.replace("@matmul", "@matmul%d" % i)
+                        .replace("@accumulate", "@accumulate%d" % i) + "\n")
+
+
+def timing(cmd):
+    """Runs cmd with --mlir-timing (JSON); returns {top-level name: wall s}."""
+    p = subprocess.run(cmd + ["--mlir-timing", "--mlir-output-format=json"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit("command failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
+    # The JSON is the whole of stderr; entries are one per top-level timer.
+    out = {}
+    for e in json.loads(p.stderr):
+        if "name" in e:
+            out[e["name"]] = e["wall"]["duration"]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.path.join(REPO, "build", "bin"))
+    ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--copies", type=int, default=100)
+    ap.add_argument("--threaded", action="store_true")
+    a = ap.parse_args()
+    plugin = os.path.join(os.path.dirname(os.path.abspath(a.bin)), "lib", "Q2Plugin.so")
+    if not os.path.exists(plugin):
+        sys.exit("no plugin at %s (build the Q2Plugin target)" % plugin)
+    tmp = tempfile.mkdtemp(prefix="q2-profile-overhead-")
+    prog = os.path.join(tmp, "in.mlir")
+    generate(a.copies, prog)
+    base = [MLIR_OPT, prog, "-o", os.devnull]
+    if not a.threaded:
+        base.append("--mlir-disable-threading")
+    wrap = lambda opts: base + ["--load-pass-plugin=" + plugin,
+                                "--pass-pipeline=builtin.module(q2-profile{pipeline=\"%s\" %s})"
+                                % (PIPELINE, opts)]
+    variants = {
+        "plain": base + ["--pass-pipeline=builtin.module(%s)" % PIPELINE],
+        "profiled": wrap("report=" + os.path.join(tmp, "r.json")),
+        "no-ir": wrap("ir-metrics=false report=" + os.path.join(tmp, "n.json")),
+    }
+    totals = {k: [] for k in variants}
+    per_pass = {k: [[] for _ in TIMING_NAMES] for k in variants}
+    for _ in range(a.runs):
+        order = list(variants)
+        random.shuffle(order)
+        for k in order:
+            t = timing(variants[k])
+            if k == "plain":
+                totals[k].append(sum(t[n] for n in TIMING_NAMES))
+                for i, n in enumerate(TIMING_NAMES):
+                    per_pass[k][i].append(t[n])
+            else:
+                totals[k].append(t["{anonymous}::ProfilePass"])
+                rep = json.load(open(os.path.join(tmp, "r.json" if k == "profiled" else "n.json")))
+                stages = rep["phase_b"]["stages"][1:]
+                for i, s in enumerate(stages):
+                    per_pass[k][i].append(s["wall_s"] + s["profiler_s"])
+    med = {k: statistics.median(v) for k, v in totals.items()}
+    mins = {k: min(v) for k, v in totals.items()}
+    print("input: %d functions, %d runs each, interleaved; medians (machine may be loaded)"
+          % (2 * a.copies, a.runs))
+    print("%-34s %10s %10s %10s" % ("pass", "plain ms", "prof ms", "no-ir ms"))
+    for i, n in enumerate(TIMING_NAMES):
+        m = [statistics.median(per_pass[k][i]) * 1e3 for k in ("plain", "profiled", "no-ir")]
+        print("%-34s %10.2f %10.2f %10.2f   x%.2f x%.2f" % (n, m[0], m[1], m[2], m[1] / m[0], m[2] / m[0]))
+    print("%-34s %10.2f %10.2f %10.2f" % ("whole pipeline (q2-profile pass)", med["plain"] * 1e3,
+                                          med["profiled"] * 1e3, med["no-ir"] * 1e3))
+    for k, target in (("profiled", 1.30), ("no-ir", 1.05)):
+        r = med[k] / med["plain"]
+        print("%s %s/plain = %.3f (min/min %.3f), target <= %.2f"
+              % ("PASS" if r <= target else "FAIL", k, r, mins[k] / mins["plain"], target))
+
+
+if __name__ == "__main__":
+    main()
