@@ -310,13 +310,12 @@ struct CallProgress {
 /// " (reused R, products P)" of a block line: the parts that are not 0.
 static std::string blockDetail(const profiling::BlockRecord &b) {
   std::string d;
-  // Which dense path: the whole 2^m space, or U's invariant cosets.
+  // Which dense path: U's invariant cosets, or (nothing said) the whole
+  // 2^m space.
   if (b.denseDim && b.numQubits >= 0 && *b.denseDim < (int64_t(1) << b.numQubits))
     d = llvm::formatv("on {0} coset(s) of {1} of {2} states", b.cosets.value_or(0),
                       *b.denseDim, int64_t(1) << b.numQubits)
             .str();
-  else if (b.denseDim)
-    d = "on all states";
   if (b.reused)
     d += (d.empty() ? "" : ", ") + llvm::formatv("reused {0}", b.reused).str();
   if (b.products && *b.products)

@@ -1388,14 +1388,21 @@ struct CosetMin {
 } // namespace
 
 /// Dense on invariant cosets: QPE-like wires (the same block controlled by
-/// wire k, count 3 * 2^k) on a state living on one, two or all four cosets;
+/// wire k, count 3 * 2^k, 2 wires) on a state living on one, two or all four cosets;
 /// exact against the dense reference, and the stats say 32 of 128 states
 /// and how many cosets.
 TEST_F(BlockTest, CosetBlocksMatchDense) {
   CosetMin cm(0);
   std::mt19937_64 gen(424242);
-  const int nSys = 7, nEst = 3, n = nSys + nEst;
+  const int nSys = 7, nEst = 2, n = nSys + nEst;
   auto body = parityBlock(gen, -1);
+  std::vector<MatrixXcd> wires; // the reference block of each wire, once
+  for (int k = 0; k < nEst; ++k) {
+    auto gates = body;
+    for (auto &g : gates)
+      g.ctrls.push_back(nSys + k);
+    wires.push_back(blockMatrix(gates, n));
+  }
   for (auto parities : std::vector<std::vector<std::pair<int, int>>>{
            {{0, 1}}, {{1, 1}, {0, 0}}, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}}) {
     for (int mode : {1, 2}) {
@@ -1416,7 +1423,7 @@ TEST_F(BlockTest, CosetBlocksMatchDense) {
         auto gates = body;
         for (auto &g : gates)
           g.ctrls.push_back(nSys + k);
-        want = power(blockMatrix(gates, n), int64_t(3) << k, want);
+        want = power(wires[size_t(k)], int64_t(3) << k, want);
         q2_rt_block_begin(int64_t(3) << k);
         for (auto &g : gates)
           issue(r, g);
@@ -1441,9 +1448,10 @@ TEST_F(BlockTest, CosetBlocksMatchDense) {
   q2_rt_set_block_mode(1);
 }
 
-/// What the flips do not prove is not assumed: RX(t) RX(-t) on qubit 0 is
-/// the identity, yet it flips qubit 0, so with it the span is everything and
-/// dense works on all 128 states (and stays exact); and a block whose
+/// What the flips do not prove is not assumed: RX(t) RX(-t) is the
+/// identity, yet it flips its qubit, so with such pairs on qubits 0 and 4
+/// the span is everything and dense works on all 128 states (and stays
+/// exact); and a block whose
 /// state covers more cosets than the runtime takes one by one (only one
 /// flip: 64 cosets of 2 states, all live) also uses the whole space.
 TEST_F(BlockTest, CosetsOnlyWhereTheFlipsProveThem) {
@@ -1475,6 +1483,9 @@ TEST_F(BlockTest, CosetsOnlyWhereTheFlipsProveThem) {
   auto withPair = body;
   withPair.push_back(namedGate(Q2_GATE_RX, {0}, 0.7));
   withPair.push_back(namedGate(Q2_GATE_RX, {0}, -0.7));
+  run(withPair, psi, 64, 1); // spin A no longer provably even: 64 states
+  withPair.push_back(namedGate(Q2_GATE_RX, {4}, -0.2));
+  withPair.push_back(namedGate(Q2_GATE_RX, {4}, 0.2));
   run(withPair, psi, 128, 1); // not provable from the flips: whole space
   // One flip only (XX on 0,1) and diagonal gates: 64 cosets, all live.
   std::vector<RefGate> oneFlip = {namedGate(Q2_GATE_RZ, {2}, 0.3),
@@ -1488,11 +1499,11 @@ TEST_F(BlockTest, CosetsOnlyWhereTheFlipsProveThem) {
   oneFlip.push_back(xx);
   oneFlip.push_back(namedGate(Q2_GATE_RZ, {6}, -1.1));
   run(oneFlip, randomState(n, gen), 128, 1);
-  // The same block on a state on 2 of its cosets: 2 x 2 matrices... but
-  // m = 7 counts the qubits the block touches (0..6).
+  // The same block on a state on 2 of its cosets ({x, x ^ 0b11}): 2 x 2
+  // matrices, one per coset.
   VectorXcd two = VectorXcd::Zero(1 << n);
   two[(1 << 7) | 0b0000100] = std::sqrt(0.5);
-  two[(1 << 7) | 0b0000111] = std::sqrt(0.5);
+  two[(1 << 7) | 0b0001000] = std::sqrt(0.5);
   run(oneFlip, two, 2, 2);
   q2_rt_set_block_mode(1);
 }
