@@ -737,8 +737,14 @@ TEST_F(BlockTest, CliffordFoldAroundNestedBlock) {
   rt::setForcedBlockMethod(-1);
 }
 
-/// A memory limit below 3 matrices refuses dense even in mode 2.
+/// A memory limit below 3 matrices refuses dense even in mode 2 (on the
+/// whole space: the random block's flips may leave smaller cosets, whose
+/// matrices would fit).
 TEST_F(BlockTest, MemoryLimitRefusesDense) {
+  struct NoCosets {
+    int prev = rt::setCosetMinQubits(64);
+    ~NoCosets() { rt::setCosetMinQubits(prev); }
+  } noCosets;
   std::mt19937_64 gen(8);
   const int n = 7;
   auto gates = randomBlock({0, 1, 2, 3, 4, 5}, {6}, 10, gen);
