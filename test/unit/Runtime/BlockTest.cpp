@@ -1513,3 +1513,46 @@ TEST_F(BlockTest, CosetsOnlyWhereTheFlipsProveThem) {
   run(oneFlip, two, 2, 2);
   q2_rt_set_block_mode(1);
 }
+
+/// The progress callback: once per outermost block, counting from 1 after
+/// it is set, with the block's method; nested blocks and a removed callback
+/// are silent.
+TEST_F(BlockTest, ProgressCallbackPerOutermostBlock) {
+  struct Seen {
+    std::vector<int64_t> done;
+    std::vector<int32_t> methods;
+  } seen;
+  auto fn = [](void *user, int64_t done, double secs, int32_t method) {
+    auto *s = static_cast<Seen *>(user);
+    s->done.push_back(done);
+    s->methods.push_back(method);
+    EXPECT_GE(secs, 0.0);
+  };
+  std::mt19937_64 gen(3);
+  const int n = 5;
+  auto gates = randomBlock({0, 1, 2, 3}, {4}, 6, gen);
+  Q2Register *r = q2_rt_alloc(n);
+  auto block = [&](int64_t count, bool nested) {
+    q2_rt_block_begin(count);
+    for (auto &g : gates)
+      issue(r, g);
+    if (nested) {
+      q2_rt_block_begin(2);
+      issue(r, gates[0]);
+      q2_rt_block_end();
+    }
+    q2_rt_block_end();
+  };
+  block(1, false); // before the callback: not counted
+  q2_rt_set_block_progress(fn, &seen);
+  rt::setForcedBlockMethod(1);
+  block(3, false);
+  rt::setForcedBlockMethod(2);
+  block(4, true);
+  block(5, false);
+  q2_rt_set_block_progress(nullptr, nullptr);
+  block(6, false);
+  q2_rt_dealloc(r);
+  EXPECT_EQ(seen.done, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(seen.methods, (std::vector<int32_t>{1, 2, 2}));
+}
