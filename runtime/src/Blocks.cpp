@@ -547,10 +547,14 @@ struct q2::runtime::BlockCache {
   uint64_t tick = 0;
   double bytes = 0;
 
+  /// d = -1: the whole space (d = m). The coset (d, rep) is part of the
+  /// key: the same Ops with the coset analysis off (tests, Q2_RT_COSETS)
+  /// are a whole-space entry with rep 0 too.
   CacheEntry *find(uint64_t hash, uint64_t T, const std::vector<Op> &ops,
-                   uint64_t rep = 0) {
+                   uint64_t rep = 0, int d = -1) {
     for (auto &e : entries)
-      if (e->hash == hash && e->rep == rep && e->ops.size() == ops.size() &&
+      if (e->hash == hash && e->rep == rep && e->d == (d < 0 ? e->m : d) &&
+          e->ops.size() == ops.size() &&
           std::equal(ops.begin(), ops.end(), e->ops.begin(), sameOp)) {
         e->lastUse = ++tick;
         return e.get();
@@ -958,7 +962,7 @@ void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
                  const Cosets &cs, uint64_t rep, int64_t count, int mode,
                  DenseResult &out) {
   uint64_t hash = hashOps(local, T);
-  CacheEntry *e = cache.find(hash, T, local, rep);
+  CacheEntry *e = cache.find(hash, T, local, rep, cs.d);
   if (!e)
     e = cache.insert(hash, T, cs.m, cs.d, rep, local);
   struct Pin { // nested computations must not evict this entry
@@ -1246,7 +1250,8 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
   std::vector<uint64_t> reps{0};
   if (cs.d < s.m && denseFits(cs.d) && !liveCosets(reg, s, cs, reps))
     cs = Cosets::full(s.m), reps.assign(1, 0);
-  CacheEntry *e = reg->cache->find(hashOps(local, s.T), s.T, local, reps[0]);
+  CacheEntry *e =
+      reg->cache->find(hashOps(local, s.T), s.T, local, reps[0], cs.d);
   double amps = std::ldexp(1.0, n - __builtin_popcountll(s.C));
   Estimate est = estimate(n, amps, s.m, s.apps, count, e, false, cs.d,
                           double(reps.size()));

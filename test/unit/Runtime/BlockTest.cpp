@@ -1556,3 +1556,41 @@ TEST_F(BlockTest, ProgressCallbackPerOutermostBlock) {
   EXPECT_EQ(seen.done, (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(seen.methods, (std::vector<int32_t>{1, 2, 2}));
 }
+
+/// The coset analysis switched off and on between blocks of one register:
+/// its cache holds the same Ops as a whole-space entry and as coset
+/// entries (both with representative 0), and each lookup must find its own.
+TEST_F(BlockTest, CosetAndWholeSpaceEntriesOfOneRegisterStayApart) {
+  std::mt19937_64 gen(4711);
+  const int nSys = 7, n = nSys + 1;
+  auto gates = parityBlock(gen, nSys);
+  MatrixXcd b = blockMatrix(gates, n);
+  q2_rt_set_block_mode(2);
+  VectorXcd sys = stateOnCosets(nSys, {{0, 0}}, gen); // the coset of 0
+  VectorXcd psi = Eigen::kroneckerProduct(
+                      VectorXcd::Constant(2, std::sqrt(0.5)), sys)
+                      .eval();
+  VectorXcd want = psi;
+  Q2Register *r = q2_rt_alloc(n);
+  load(r, psi);
+  std::vector<int64_t> dims;
+  for (int minQubits : {0, 64, 0, 64}) {
+    CosetMin cm(minQubits);
+    q2_rt_reset_block_stats();
+    want = power(b, 3, want);
+    q2_rt_block_begin(3);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10) << minQubits;
+    dims.push_back(readStats().at(0).dense_dim);
+  }
+  q2_rt_dealloc(r);
+  ASSERT_EQ(dims.size(), 4u);
+  EXPECT_LT(dims[0], 128); // this block's flips span 4 of 7 qubits' masks
+  EXPECT_EQ(dims[2], dims[0]);
+  EXPECT_EQ(dims[1], 128);
+  EXPECT_EQ(dims[3], 128);
+  q2_rt_set_block_mode(1);
+}
