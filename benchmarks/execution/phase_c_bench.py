@@ -6,7 +6,7 @@ RSS of 1000 calls in one process.
 
   python3 benchmarks/execution/phase_c_bench.py [--build build] [--runs 5]
                                                 [--full] [--skip-lih]
-                                                [--sections targets,fusion,fold,loop]
+                                                [--sections targets,fusion,fold,loop,scaling]
                                                 [--molecules h2_0.7414,...]
 
 Targets (issue "Phase C at chemistry scale"; medians of --runs calls):
@@ -19,6 +19,15 @@ per-call path allocates nothing that grows (1000 calls of H2: RSS after call
 
 Section "fold": decomposed programs with the runtime's Pauli-frame folding
 (on by default) against Q2_RT_CLIFFORD_FOLD=0, same run, fastest call of each.
+
+Section "scaling" (not in the default set: the 12-qubit molecules take a
+minute): every bundled molecule with the q2-qpe defaults (resolution 3 mHa,
+auto Trotter steps, power = repeat), fixed and dynamic, one call each: time
+per call, peak RSS of the process against the state's bytes (target: <= 60 s
+and <= 1.3x at 12 system qubits), and the dense path of the blocks; with
+Q2_RT_COSETS=0 (dense on the whole 2^m space) next to it up to 8 system
+qubits (at 12 that path no longer fits the memory rule and replays slices:
+hours).
 
 Gate by gate, H3O+ decomposed takes ~8 minutes per call on this machine: it is
 measured at n_est 5 and scaled by the number of Trotter steps (2^8-1)/(2^5-1)
@@ -47,7 +56,8 @@ def main():
     ap.add_argument("--skip-lih", action="store_true",
                     help="leave out the 12-qubit LiH case (minutes)")
     ap.add_argument("--sections", default="targets,fusion,fold,loop",
-                    help="comma-separated subset of targets,fusion,fold,loop")
+                    help="comma-separated subset of "
+                         "targets,fusion,fold,loop,scaling")
     ap.add_argument("--molecules", default="",
                     help="comma-separated FCIDUMP names (fusion and fold "
                          "sections; default: every bundled example)")
@@ -185,6 +195,64 @@ def main():
                   "speed-up %5.1fx  %s" % (ham, n_est, power, fmt(on[3]),
                                             fmt(off[3]), off[3] / on[3],
                                             "PASS" if ok else "FAIL"))
+
+        if "scaling" in sections:
+            print("\nScaling with the defaults (one call; peak = the process's "
+                  "lifetime peak RSS; state = 16 * 2^(n_sys + n_est) bytes):")
+        for ham in ("h2_0.7414", "lih_1.595_2e3o", "h3o+_4e4o", "lih_4e6o",
+                    "h6_chain_6e6o"):
+            if "scaling" not in sections:
+                break
+            if (only and ham not in only) or (
+                    args.skip_lih and ham in ("lih_4e6o", "h6_chain_6e6o")):
+                continue
+            for pmode in ("dynamic", "fixed"):
+                prog = os.path.join(tmp, "%s_defaults_%s.mlir" % (ham, pmode))
+                subprocess.run([qpe, os.path.join(HAM, ham + ".FCIDUMP"),
+                                "--mode", pmode, "-o", prog], check=True,
+                               stdout=subprocess.DEVNULL)
+                paths = [("cosets", None)]
+                big = ham in ("lih_4e6o", "h6_chain_6e6o")
+                if not big:
+                    paths.append(("whole space", {"Q2_RT_COSETS": "0"}))
+                for path, env in paths:
+                    report = os.path.join(tmp, "s.json")
+                    e = dict(os.environ)
+                    if env:
+                        e.update(env)
+                    p = subprocess.run([opt, prog, "--run", "1", "--quiet",
+                                        "--report", report, "-o",
+                                        os.path.join(tmp, "x.o")], env=e,
+                                       stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.PIPE, text=True)
+                    if p.returncode != 0:
+                        sys.exit("phase_c_bench: q2-opt failed:\n" + p.stderr)
+                    with open(report) as f:
+                        r = json.load(f)
+                    par = r["parameters"]
+                    st = r["phase_c"]["sets"][0]
+                    n_sys, n_est = par["n_system_qubits"], par["n_estimation_wires"]
+                    state = 16.0 * 2 ** (n_sys + n_est)
+                    peak = r["lifetime_peak_rss_bytes"]
+                    call = st["call_s"]["median"]
+                    dims = sorted(set(
+                        "%s %d/%d" % (b["method"], b.get("dense_dim", 0),
+                                      2 ** b["num_qubits"])
+                        if b["method"] == "dense" else b["method"]
+                        for b in st["blocks"]))
+                    line = ("  %-15s %-7s %2d+%2d qubits  %-11s call %10s  peak "
+                            "%7.1f MB = %5.2fx state (%7.1f MB)  argmax %d  "
+                            "blocks: %s" % (ham, pmode, n_sys, n_est, path,
+                                            fmt(call), peak / 1e6, peak / state,
+                                            state / 1e6, st["argmax"],
+                                            ", ".join(dims)))
+                    if n_sys >= 12 and path == "cosets":
+                        ok = call <= 60 and peak <= 1.3 * state
+                        ok_all &= ok
+                        line += "  (target <= 60 s, <= 1.3x) " + (
+                            "PASS" if ok else "FAIL")
+                    print(line)
+                    sys.stdout.flush()
 
         if "loop" in sections:
             print("\nCompile once, call many:")

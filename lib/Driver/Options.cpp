@@ -106,6 +106,11 @@ struct CLOptions {
       cl::desc("With --run: threads of the runtime's kernels and blocks "
                "(default: all cores)"),
       cl::value_desc("N"), cl::init(0), cl::cat(category())};
+  cl::opt<bool> quiet{
+      "quiet",
+      cl::desc("With --run: no progress line on stderr (by default a call "
+               "longer than 2 s reports its blocks as they finish)"),
+      cl::init(false), cl::cat(category())};
   cl::opt<std::string> runtimeLib{
       "runtime-lib",
       cl::desc("With --run: simulator runtime (default: $Q2_RUNTIME_LIB, "
@@ -176,6 +181,7 @@ std::vector<DriverFlag> driverFlags() {
       {"--max-qubits", &o.maxQubits},
       {"--runtime-lib", &o.runtimeLib},
       {"--threads", &o.threads},
+      {"--quiet", &o.quiet},
       {"--cache-dir", &o.cacheDir},
       {"--ir-dir", &o.irDir},
       {"--keep-intermediate", &o.keepIntermediate},
@@ -304,10 +310,12 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
     return needs("--threads", "must be > 0, got " +
                                   llvm::Twine(o.threads.getValue()));
   d.threads = o.threads;
+  d.quiet = o.quiet;
   for (auto [flag, opt] : {std::pair<const char *, const cl::Option *>{
                                "--max-qubits", &o.maxQubits},
                            {"--runtime-lib", &o.runtimeLib},
-                           {"--threads", &o.threads}})
+                           {"--threads", &o.threads},
+                           {"--quiet", &o.quiet}})
     if (d.runs == 0 && given(*opt))
       return needs(flag, "acts in Phase C: it needs --run N (N > 0)");
 

@@ -142,6 +142,7 @@ struct Circuit::RuntimeControl {
   int32_t (*getThreads)() = nullptr;
   int64_t (*blockStats)(Q2BlockStat *, int64_t) = nullptr;
   void (*resetBlockStats)() = nullptr;
+  void (*setProgress)(Q2BlockProgressFn, void *) = nullptr;
 };
 
 Circuit::~Circuit() = default;
@@ -154,6 +155,11 @@ int Circuit::setThreads(int n) {
 int Circuit::threads() const { return rt->getThreads(); }
 
 void Circuit::resetBlockStats() { rt->resetBlockStats(); }
+
+void Circuit::setBlockProgress(void (*fn)(void *, int64_t, double, int32_t),
+                               void *user) {
+  rt->setProgress(fn, user);
+}
 
 std::vector<profiling::BlockRecord> Circuit::blockStats() const {
   std::vector<Q2BlockStat> raw(size_t(rt->blockStats(nullptr, 0)));
@@ -171,6 +177,10 @@ std::vector<profiling::BlockRecord> Circuit::blockStats() const {
     r.reused = b.reused;
     r.seconds = b.seconds;
     r.products = b.products;
+    if (b.method == 2 && b.dense_dim > 0) {
+      r.denseDim = b.dense_dim;
+      r.cosets = b.cosets;
+    }
     out.push_back(std::move(r));
   }
   return out;
@@ -214,6 +224,8 @@ Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
     return std::move(e);
   if (llvm::Error e = bind(rt->resetBlockStats, "q2_rt_reset_block_stats"))
     return std::move(e);
+  if (llvm::Error e = bind(rt->setProgress, "q2_rt_set_block_progress"))
+    return std::move(e);
   std::unique_ptr<Circuit> c(new Circuit());
   c->md = md;
   c->exe = std::move(*exe);
@@ -247,11 +259,65 @@ Circuit::callInto(llvm::ArrayRef<double> coeffs,
 // Phase C of the driver
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The progress line of one call (stderr): after 2 s, each finished block
+/// as "block k of n, S s, ~R s left", in place on a terminal (\r), one line
+/// per block otherwise. n is the program's estimation wires (one powered
+/// block each); R assumes the blocks left take as long as the mean of those
+/// after the first (the first builds U).
+struct CallProgress {
+  std::string label;
+  int64_t wires = 0;
+  double t0 = 0, first = 0, rest = 0;
+  bool tty = false, printed = false;
+
+  static void callback(void *self, int64_t done, double secs, int32_t) {
+    static_cast<CallProgress *>(self)->block(done, secs);
+  }
+  void block(int64_t done, double secs) {
+    if (done == 1)
+      first = secs;
+    else
+      rest += secs;
+    double now = profiling::elapsedSeconds() - t0;
+    if (now < 2.0)
+      return;
+    std::string line = llvm::formatv("q2-opt: [{0}] block {1}", label, done);
+    if (wires >= done) {
+      double mean = done > 1 ? rest / double(done - 1) : first;
+      line += llvm::formatv(" of {0}, {1:F1} s, ~{2:F0} s left", wires, now,
+                            mean * double(wires - done))
+                  .str();
+    } else {
+      line += llvm::formatv(", {0:F1} s", now).str();
+    }
+    if (tty)
+      llvm::errs() << "\r" << line << "\x1b[K";
+    else
+      llvm::errs() << line << "\n";
+    llvm::errs().flush();
+    printed = true;
+  }
+  /// Ends an in-place line so that what follows starts on its own.
+  void finish() {
+    if (tty && printed)
+      llvm::errs() << "\n";
+    printed = false;
+  }
+};
+} // namespace
+
 /// " (reused R, products P)" of a block line: the parts that are not 0.
 static std::string blockDetail(const profiling::BlockRecord &b) {
   std::string d;
+  // Which dense path: U's invariant cosets, or (nothing said) the whole
+  // 2^m space.
+  if (b.denseDim && b.numQubits >= 0 && *b.denseDim < (int64_t(1) << b.numQubits))
+    d = llvm::formatv("on {0} coset(s) of {1} of {2} states", b.cosets.value_or(0),
+                      *b.denseDim, int64_t(1) << b.numQubits)
+            .str();
   if (b.reused)
-    d = llvm::formatv("reused {0}", b.reused).str();
+    d += (d.empty() ? "" : ", ") + llvm::formatv("reused {0}", b.reused).str();
   if (b.products && *b.products)
     d += (d.empty() ? "" : ", ") +
          llvm::formatv("products {0}", *b.products).str();
@@ -300,8 +366,23 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
       // The block report describes one call: the last.
       (*circuit)->resetBlockStats();
       double t0 = profiling::elapsedSeconds();
+      CallProgress progress;
+      if (!opts.quiet) {
+        progress.label = runs > 1 ? llvm::formatv("{0} call {1}/{2}", set.label,
+                                                  c + 1, runs)
+                                        .str()
+                                  : set.label;
+        progress.wires = md.nEst;
+        progress.t0 = t0;
+        progress.tty = llvm::errs().is_displayed();
+        (*circuit)->setBlockProgress(&CallProgress::callback, &progress);
+      }
       llvm::Error e = (*circuit)->run(set.coeffs, probs);
       callTimes.add(profiling::elapsedSeconds() - t0);
+      if (!opts.quiet) {
+        (*circuit)->setBlockProgress(nullptr, nullptr);
+        progress.finish();
+      }
       if (e)
         return fail(std::move(e));
     }

@@ -196,6 +196,8 @@ Q2_JSON_FIELDS(BlockRecord) {
   v("reused", r.reused);
   v("seconds", r.seconds);
   v.optional("products", r.products);
+  v.optional("dense_dim", r.denseDim);
+  v.optional("cosets", r.cosets);
 }
 
 Q2_JSON_FIELDS(PhaseCSetRecord) {

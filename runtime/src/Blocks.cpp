@@ -25,6 +25,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -43,6 +44,18 @@ constexpr int kMaxDenseQubits = 14;   // 4 GiB per matrix: never dense above
 constexpr int kMaxSliceQubits = 20;   // slice buffers stay below 16 MiB
 constexpr size_t kMaxStats = 256;
 constexpr size_t kMaxCacheEntries = 64;
+// Dense on invariant cosets only while the state lives on at most this many
+// (each is its own cache entry and its own pass over the state).
+constexpr size_t kMaxCosets = 16;
+// Below this m the matrices are small anyway and the coset scan would cost
+// more than it saves (H2: m = 4, microseconds per block).
+// Q2_RT_COSETS=0 turns the coset analysis off (to profile the whole-space
+// dense path next to it).
+int initialCosetMinQubits() {
+  const char *env = std::getenv("Q2_RT_COSETS");
+  return env && std::strcmp(env, "0") == 0 ? 64 : 6;
+}
+std::atomic<int> cosetMinQubits{initialCosetMinQubits()};
 // The whole-block control search is linear per candidate qubit; bound it
 // for pathological recordings.
 constexpr size_t kMaxControlSearchOps = size_t(1) << 20;
@@ -94,9 +107,18 @@ double defaultMemoryLimit() {
   double gib = double(int64_t(1) << 30);
   return phys > 0 ? std::min(gib, phys / 8) : gib;
 }
+/// Bytes of the state of the block being executed (this thread).
+thread_local double stateBytes = 0;
+/// The default also keeps the matrices within 1/16 of the state (at least
+/// 64 MiB), so that a large state's call stays within ~1.3x its bytes:
+/// at 12 + 14 qubits (1 GiB) four 16 MiB coset matrices in the cache, and
+/// an unstructured m = 12 block (256 MiB each) goes to slice replay.
 double memoryBudget() {
   int64_t l = memoryLimit.load(std::memory_order_relaxed);
-  return l > 0 ? double(l) : defaultMemoryLimit();
+  if (l > 0)
+    return double(l);
+  return std::min(defaultMemoryLimit(),
+                  std::max(double(int64_t(64) << 20), stateBytes / 16));
 }
 double matrixBytes(int m) { return 16.0 * std::ldexp(1.0, 2 * m); }
 /// Dense needs U, the power being squared and the result at once.
@@ -173,6 +195,98 @@ uint64_t depositBits(uint64_t x, uint64_t mask) {
 }
 uint64_t lowBits(int n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
+//===-- invariant subspaces -----------------------------------------------===//
+/// Every Op maps a basis state x only to x or x ^ f for its flip f (a Pauli
+/// rotation's X|Y mask, a 2x2 kernel's target unless the matrix is
+/// diagonal, a swap's flip; 0 for phases and diagonal rotations). So U maps
+/// each coset x ^ S of the GF(2) span S of the flips into itself, exactly
+/// (no Op ever writes outside it), and is block diagonal with 2^(m-d) blocks
+/// of 2^d, d = dim S. A Jordan-Wigner molecular Hamiltonian keeps the
+/// parity of each spin: d = m - 2, four blocks of 1024 at m = 12 instead of
+/// one 4096 x 4096 matrix (64x fewer flops per product, 16x less memory).
+/// The proof is structural, from the recorded Ops only.
+struct Cosets {
+  int m = 0, d = 0;
+  std::vector<uint64_t> basis; // reduced echelon, ascending pivots
+  uint64_t pivots = 0;
+
+  static Cosets full(int m) {
+    Cosets c;
+    c.m = c.d = m;
+    for (int i = 0; i < m; ++i)
+      c.basis.push_back(uint64_t(1) << i);
+    c.pivots = lowBits(m);
+    return c;
+  }
+  void add(uint64_t f) {
+    for (uint64_t b : basis) // reduce by the pivots (highest bit of each)
+      if (f & (uint64_t(1) << (63 - __builtin_clzll(b))))
+        f ^= b;
+    if (!f)
+      return;
+    uint64_t piv = uint64_t(1) << (63 - __builtin_clzll(f));
+    for (uint64_t &b : basis) // keep the basis fully reduced
+      if (b & piv)
+        b ^= f;
+    basis.push_back(f);
+    std::sort(basis.begin(), basis.end());
+    pivots |= piv;
+    d = int(basis.size());
+  }
+  /// The coset's representative: x with every pivot bit cleared.
+  uint64_t rep(uint64_t x) const {
+    for (uint64_t b : basis)
+      if (x & (uint64_t(1) << (63 - __builtin_clzll(b))))
+        x ^= b;
+    return x;
+  }
+  /// The members of the coset of r, member i = r ^ (basis vectors of i's
+  /// bits); for d = m (fully reduced: unit vectors) member i = i.
+  void members(uint64_t r, std::vector<uint64_t> &out) const {
+    out.resize(size_t(1) << d);
+    out[0] = r;
+    for (int j = 0; j < d; ++j)
+      for (size_t i = 0; i < (size_t(1) << j); ++i)
+        out[(size_t(1) << j) + i] = out[i] ^ basis[size_t(j)];
+  }
+};
+
+void addFlips(const Op *ops, size_t len, Cosets &c) {
+  for (size_t i = 0; i < len && c.d < c.m; ++i) {
+    const Op &op = ops[i];
+    switch (op.kind) {
+    case kOp2x2: {
+      bool diagonal = op.m[1].re == 0 && op.m[1].im == 0 && op.m[2].re == 0 &&
+                      op.m[2].im == 0;
+      if (!diagonal)
+        c.add(op.a);
+      break;
+    }
+    case kOpSwap:
+    case kOpPairs:
+      c.add(op.a);
+      break;
+    case kOpNest:
+      addFlips(ops + i + 1, size_t(op.len), c);
+      i += size_t(op.len);
+      break;
+    default: // kOpScale, kOpDiag: phases
+      break;
+    }
+  }
+}
+
+/// The invariant cosets of the local Ops on m qubits (Cosets::full(m) when
+/// the flips span everything).
+Cosets cosetsOf(const std::vector<Op> &local, int m) {
+  Cosets c;
+  c.m = m;
+  addFlips(local.data(), local.size(), c);
+  if (c.d == m)
+    return Cosets::full(m);
+  return c;
+}
+
 //===-- recording ---------------------------------------------------------===//
 struct Recorder {
   int depth = 0;         // open levels (also those past the limit)
@@ -191,11 +305,12 @@ struct Stats {
   Stats() { list.reserve(kMaxStats); }
   void add(int64_t m, int64_t nc, int64_t count, int64_t gates,
            int64_t applied, int method, bool reused, double secs,
-           int64_t products) {
+           int64_t products, int64_t denseDim, int64_t cosets) {
     for (Q2BlockStat &s : list)
       if (s.num_qubits == m && s.num_controls == nc && s.count == count &&
           s.num_gates == gates && s.num_ops == applied &&
-          s.method == method) {
+          s.method == method && s.dense_dim == denseDim &&
+          s.cosets == cosets) {
         ++s.occurrences;
         s.reused += reused;
         s.seconds += secs;
@@ -204,7 +319,8 @@ struct Stats {
       }
     if (list.size() + 1 >= kMaxStats) { // the last entry collects the rest
       if (list.size() + 1 == kMaxStats)
-        list.push_back(Q2BlockStat{-1, -1, -1, -1, 0, -1, 0, 0.0, -1, 0});
+        list.push_back(
+            Q2BlockStat{-1, -1, -1, -1, 0, -1, 0, 0.0, -1, 0, 0, 0});
       Q2BlockStat &s = list.back();
       ++s.occurrences;
       s.reused += reused;
@@ -213,10 +329,23 @@ struct Stats {
       return;
     }
     list.push_back(Q2BlockStat{m, nc, count, gates, 1, int32_t(method),
-                               int32_t(reused), secs, applied, products});
+                               int32_t(reused), secs, applied, products,
+                               denseDim, cosets});
   }
 };
 thread_local Stats stats;
+
+//===-- progress ----------------------------------------------------------===//
+struct Progress {
+  Q2BlockProgressFn fn = nullptr;
+  void *user = nullptr;
+  int64_t done = 0;
+};
+thread_local Progress progress;
+void notifyProgress(int method, double secs) {
+  if (progress.fn)
+    progress.fn(progress.user, ++progress.done, secs, int32_t(method));
+}
 
 //===-- shape -------------------------------------------------------------===//
 struct Shape {
@@ -403,6 +532,8 @@ uint64_t hashOps(const std::vector<Op> &ops, uint64_t) {
 struct CacheEntry {
   uint64_t hash = 0, T = 0;
   int m = 0;
+  int d = 0;        // the matrices are 2^d x 2^d: U on one invariant coset
+  uint64_t rep = 0; // the coset's representative (local bits)
   std::vector<Op> ops;
   std::map<int64_t, MatrixXcd> powers; // exponent -> U^e
   uint64_t lastUse = 0;
@@ -416,16 +547,21 @@ struct q2::runtime::BlockCache {
   uint64_t tick = 0;
   double bytes = 0;
 
-  CacheEntry *find(uint64_t hash, uint64_t T, const std::vector<Op> &ops) {
+  /// d = -1: the whole space (d = m). The coset (d, rep) is part of the
+  /// key: the same Ops with the coset analysis off (tests, Q2_RT_COSETS)
+  /// are a whole-space entry with rep 0 too.
+  CacheEntry *find(uint64_t hash, uint64_t T, const std::vector<Op> &ops,
+                   uint64_t rep = 0, int d = -1) {
     for (auto &e : entries)
-      if (e->hash == hash && e->ops.size() == ops.size() &&
+      if (e->hash == hash && e->rep == rep && e->d == (d < 0 ? e->m : d) &&
+          e->ops.size() == ops.size() &&
           std::equal(ops.begin(), ops.end(), e->ops.begin(), sameOp)) {
         e->lastUse = ++tick;
         return e.get();
       }
     return nullptr;
   }
-  CacheEntry *insert(uint64_t hash, uint64_t T, int m,
+  CacheEntry *insert(uint64_t hash, uint64_t T, int m, int d, uint64_t rep,
                      const std::vector<Op> &ops) {
     if (entries.size() >= kMaxCacheEntries) { // drop the least recently used
       auto victim = entries.end();
@@ -442,13 +578,15 @@ struct q2::runtime::BlockCache {
     e->hash = hash;
     e->T = T;
     e->m = m;
+    e->d = d;
+    e->rep = rep;
     e->ops = ops;
     e->lastUse = ++tick;
     entries.push_back(std::move(e));
     return entries.back().get();
   }
   void dropPowers(CacheEntry &e) {
-    bytes -= double(e.powers.size()) * matrixBytes(e.m);
+    bytes -= double(e.powers.size()) * matrixBytes(e.d);
     e.powers.clear();
   }
   /// Makes room for `need` bytes within the budget, evicting matrices of
@@ -479,7 +617,7 @@ struct q2::runtime::BlockCache {
     auto it = e.powers.find(exp);
     if (it != e.powers.end())
       return &it->second;
-    double need = matrixBytes(e.m);
+    double need = matrixBytes(e.d);
     if (!reserve(need, &e)) {
       while (bytes + need > memoryBudget()) {
         auto victim = e.powers.upper_bound(1);
@@ -530,23 +668,25 @@ void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
 }
 
 /// v <- (C-controlled M on T) v for a 2^n interleaved array: the slices of
-/// the C = 1 subspace, gathered as columns of a 2^m x Kp panel, one GEMM,
-/// scattered back.
+/// the C = 1 subspace, gathered as columns of a dim x Kp panel, one GEMM,
+/// scattered back. M acts on the local indices `members` (one invariant
+/// coset, dim = M's size) or, when null, on all 2^m.
 void applyControlledDense(double *v, int n, uint64_t T, uint64_t C,
-                          const MatrixXcd &M) {
-  int m = __builtin_popcountll(T);
-  uint64_t dim = uint64_t(1) << m;
+                          const MatrixXcd &M,
+                          const std::vector<uint64_t> *members = nullptr) {
+  uint64_t dim = uint64_t(M.rows());
   uint64_t O = lowBits(n) & ~(T | C);
   int nO = __builtin_popcountll(O);
   uint64_t K = uint64_t(1) << nO;
   // At least 256 slices per GEMM where there are that many: with fewer
   // columns a large U (m = 12: 256 MiB) is streamed from memory once per
   // panel instead of being reused from cache.
-  int pb = std::max(0, std::min(nO, std::max(sliceBits.load() - m, 8)));
+  int dbits = 63 - __builtin_clzll(dim);
+  int pb = std::max(0, std::min(nO, std::max(sliceBits.load() - dbits, 8)));
   uint64_t Kp = uint64_t(1) << pb, panels = K >> pb;
   std::vector<uint64_t> off(dim);
   for (uint64_t l = 0; l < dim; ++l)
-    off[l] = depositBits(l, T);
+    off[l] = depositBits(members ? (*members)[l] : l, T);
   double work = double(K) * double(dim) * double(dim) * macCost();
   int chunks = chunksFor(work, panels);
   auto *amps = reinterpret_cast<cd *>(v);
@@ -647,9 +787,13 @@ double productsNeeded(const CacheEntry *e, int64_t count, bool *fromCache) {
 
 /// Cost (ns) of each method for `count` executions of a block with `apps`
 /// Op applications per execution, m local qubits, on the C = 1 subspace of
-/// `amps` amplitudes of a 2^n array.
+/// `amps` amplitudes of a 2^n array; dense works on `cosets` invariant
+/// cosets of 2^d states each (d = m, cosets = 1 without that structure).
 Estimate estimate(int n, double amps, int m, double apps, int64_t count,
-                  const CacheEntry *e, bool inCacheSpace) {
+                  const CacheEntry *e, bool inCacheSpace, int d = -1,
+                  double cosets = 1) {
+  if (d < 0)
+    d = m;
   const CostModel &cm = model;
   double inf = std::numeric_limits<double>::infinity();
   double th = 1.0 + kParallelGain * double(threads() - 1);
@@ -673,21 +817,21 @@ Estimate estimate(int n, double amps, int m, double apps, int64_t count,
                     ? work / std::min(th, buffers)
                     : work;
   }
-  if (!denseFits(m)) {
+  if (!denseFits(d)) {
     est.dense = inf;
   } else {
-    double dim = std::ldexp(1.0, m);
+    double dim = std::ldexp(1.0, d), full = std::ldexp(1.0, m);
     bool fromCache = false;
     double products = productsNeeded(e, count, &fromCache);
     bool haveU = e && e->powers.count(1);
     double build = 0;
     if (!(e && e->powers.count(count)) && !haveU) {
-      double panels = std::max(1.0, dim * dim / std::ldexp(1.0, sliceBits.load()));
-      build = apps * (dim * dim * cm.gateInCache + panels * cm.opOverhead);
+      double panels = std::max(1.0, dim * full / std::ldexp(1.0, sliceBits.load()));
+      build = apps * (dim * full * cm.gateInCache + panels * cm.opOverhead);
     }
     double gemmNs = products * dim * dim * dim * macCost();
     double apply = amps * dim * macCost() + amps * cm.gatherAmp;
-    double work = build + gemmNs + apply;
+    double work = cosets * (build + gemmNs) + apply;
     est.dense = work >= parallelWork.load() ? work / th : work;
   }
   return est;
@@ -712,16 +856,29 @@ struct DenseResult {
 };
 
 void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
-                 int m, int64_t count, int mode, DenseResult &out);
+                 const Cosets &cs, uint64_t rep, int64_t count, int mode,
+                 DenseResult &out);
 
 /// U of the local Ops (m qubits) on the identity: column panels of U are
 /// (m + p)-qubit buffers (column bits as spectators), in place, split over
 /// the threads. Nested blocks are either powered densely (cheaper, or mode
-/// 2) and applied as a controlled dense step, or replayed.
-void buildUnitary(BlockCache &cache, const std::vector<Op> &local, int m,
-                  int mode, MatrixXcd &U) {
+/// 2) and applied as a controlled dense step, or replayed. With d < m, U on
+/// the coset of `rep` only (2^d x 2^d): each panel's columns are the
+/// coset's basis states in a scratch buffer, and U's rows are read from the
+/// coset's members (the other amplitudes are exactly 0).
+void buildUnitary(BlockCache &cache, const std::vector<Op> &local,
+                  const Cosets &cs, uint64_t rep, int mode, MatrixXcd &U) {
+  int m = cs.m;
   uint64_t dim = uint64_t(1) << m;
-  U.setIdentity(Eigen::Index(dim), Eigen::Index(dim));
+  bool onCoset = cs.d < m;
+  uint64_t cols = uint64_t(1) << cs.d;
+  std::vector<uint64_t> members;
+  if (onCoset) {
+    cs.members(rep, members);
+    U.resize(Eigen::Index(cols), Eigen::Index(cols));
+  } else {
+    U.setIdentity(Eigen::Index(dim), Eigen::Index(dim));
+  }
   // Nested blocks at this level: decide and precompute their powers.
   struct NestPlan {
     uint64_t C = 0, T = 0;
@@ -746,7 +903,8 @@ void buildUnitary(BlockCache &cache, const std::vector<Op> &local, int m,
           plans[i].useDense = true;
           plans[i].C = s.C;
           plans[i].T = s.T;
-          denseMatrix(cache, inner, s.T, s.m, op.count, mode, plans[i].dense);
+          denseMatrix(cache, inner, s.T, Cosets::full(s.m), 0, op.count, mode,
+                      plans[i].dense);
           // A later plan may evict this one's cache entry: keep a copy.
           if (plans[i].dense.matrix != &plans[i].dense.own) {
             plans[i].dense.own = *plans[i].dense.matrix;
@@ -757,15 +915,23 @@ void buildUnitary(BlockCache &cache, const std::vector<Op> &local, int m,
     }
     i += len;
   }
-  int p = std::max(0, std::min(m, sliceBits.load() - m));
-  uint64_t P = uint64_t(1) << p, panels = dim >> p;
-  double work = applications(local.data(), local.size()) * double(dim) *
+  int p = std::max(0, std::min(cs.d, sliceBits.load() - m));
+  uint64_t P = uint64_t(1) << p, panels = cols >> p;
+  double work = applications(local.data(), local.size()) * double(cols) *
                 double(dim) * model.gateInCache;
   int chunks = chunksFor(work, panels);
-  double *base = reinterpret_cast<double *>(U.data());
-  dynamicFor(chunks, panels, [&](int, uint64_t pi) {
+  double *base = onCoset ? nullptr : reinterpret_cast<double *>(U.data());
+  std::vector<std::vector<cd>> scratch(size_t(onCoset ? chunks : 0));
+  dynamicFor(chunks, panels, [&](int w, uint64_t pi) {
     {
-      double *buf = base + 2 * pi * P * dim;
+      double *buf = onCoset ? nullptr : base + 2 * pi * P * dim;
+      if (onCoset) {
+        std::vector<cd> &sb = scratch[size_t(w)];
+        sb.assign(P * dim, cd(0, 0));
+        for (uint64_t c = 0; c < P; ++c)
+          sb[c * dim + members[pi * P + c]] = 1;
+        buf = reinterpret_cast<double *>(sb.data());
+      }
       int nb = m + p;
       for (size_t i = 0; i < local.size(); ++i) {
         const Op &op = local[i];
@@ -780,16 +946,25 @@ void buildUnitary(BlockCache &cache, const std::vector<Op> &local, int m,
           replayOps(buf, nb, &local[i + 1], size_t(op.len), op.count);
         i += size_t(op.len);
       }
+      if (onCoset) {
+        const cd *sb = scratch[size_t(w)].data();
+        for (uint64_t c = 0; c < P; ++c) {
+          cd *col = U.col(Eigen::Index(pi * P + c)).data();
+          for (uint64_t j = 0; j < cols; ++j)
+            col[j] = sb[c * dim + members[j]];
+        }
+      }
     }
   });
 }
 
 void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
-                 int m, int64_t count, int mode, DenseResult &out) {
+                 const Cosets &cs, uint64_t rep, int64_t count, int mode,
+                 DenseResult &out) {
   uint64_t hash = hashOps(local, T);
-  CacheEntry *e = cache.find(hash, T, local);
+  CacheEntry *e = cache.find(hash, T, local, rep, cs.d);
   if (!e)
-    e = cache.insert(hash, T, m, local);
+    e = cache.insert(hash, T, cs.m, cs.d, rep, local);
   struct Pin { // nested computations must not evict this entry
     CacheEntry *e;
     bool prev;
@@ -809,7 +984,7 @@ void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
   MatrixXcd Ulocal;
   const MatrixXcd *U = cached(1);
   if (!U) {
-    buildUnitary(cache, local, m, mode, Ulocal);
+    buildUnitary(cache, local, cs, rep, mode, Ulocal);
     U = cache.store(*e, 1, Ulocal);
     if (!U)
       U = &Ulocal;
@@ -945,6 +1120,46 @@ void sliceReplay(double *v, int n, const Op *ops, size_t len, uint64_t T,
   });
 }
 
+/// The cosets of cs on which the C = 1 subspace of reg has a non-zero
+/// amplitude (their representatives, into reps). False when there are more
+/// than kMaxCosets of them (dense then works on the whole space).
+bool liveCosets(Register *reg, const Shape &s, const Cosets &cs,
+                std::vector<uint64_t> &reps) {
+  int n = int(reg->numQubits), m = s.m;
+  uint64_t dim = uint64_t(1) << m;
+  std::vector<uint64_t> repOf(dim), off(dim);
+  std::map<uint64_t, int> index;
+  std::vector<int> idx(dim);
+  for (uint64_t l = 0; l < dim; ++l) {
+    off[l] = depositBits(l, s.T);
+    uint64_t r = cs.rep(l);
+    auto it = index.emplace(r, int(index.size())).first;
+    idx[l] = it->second;
+    repOf[l] = r;
+  }
+  size_t total = index.size();
+  std::vector<char> live(total, 0);
+  size_t found = 0;
+  uint64_t O = lowBits(n) & ~(s.T | s.C);
+  uint64_t K = uint64_t(1) << __builtin_popcountll(O);
+  const cd *amp = reinterpret_cast<const cd *>(data(reg));
+  reps.clear();
+  for (uint64_t k = 0; k < K && found < total; ++k) {
+    const cd *src = amp + (depositBits(k, O) | s.C);
+    for (uint64_t l = 0; l < dim; ++l)
+      if (src[off[l]] != cd(0, 0) && !live[size_t(idx[l])]) {
+        live[size_t(idx[l])] = 1;
+        reps.push_back(repOf[l]);
+        if (++found == total)
+          break;
+      }
+  }
+  if (reps.empty())
+    reps.push_back(0); // an all-zero subspace: one (cheap) coset
+  std::sort(reps.begin(), reps.end());
+  return reps.size() <= kMaxCosets;
+}
+
 } // namespace
 
 //===-- engine entry points -----------------------------------------------===//
@@ -1002,12 +1217,16 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
   }
   Shape s = shapeOf(ops, len);
   int n = int(reg->numQubits);
+  stateBytes = 16.0 * std::ldexp(1.0, n);
+  int64_t denseDim = 0, numCosets = 0;
   auto finish = [&](int method, bool reused) {
     double secs = std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - t0)
                       .count();
     stats.add(s.m, __builtin_popcountll(s.C), count, recorded, s.calls,
-              method, reused, secs, denseProducts - products0);
+              method, reused, secs, denseProducts - products0, denseDim,
+              numCosets);
+    notifyProgress(method, secs);
   };
   if (count == 0 || !s.any) {
     finish(kReplay, false);
@@ -1023,13 +1242,23 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
   translateAll(ops, len, s.C, s.T, local);
   if (!reg->cache)
     reg->cache.reset(new BlockCache);
-  CacheEntry *e = reg->cache->find(hashOps(local, s.T), s.T, local);
+  // Invariant cosets of U (block diagonal) and the ones the state has
+  // amplitude on: dense then works on those 2^d x 2^d blocks only.
+  Cosets cs = s.m >= cosetMinQubits.load(std::memory_order_relaxed)
+                  ? cosetsOf(local, s.m)
+                  : Cosets::full(s.m);
+  std::vector<uint64_t> reps{0};
+  if (cs.d < s.m && denseFits(cs.d) && !liveCosets(reg, s, cs, reps))
+    cs = Cosets::full(s.m), reps.assign(1, 0);
+  CacheEntry *e =
+      reg->cache->find(hashOps(local, s.T), s.T, local, reps[0], cs.d);
   double amps = std::ldexp(1.0, n - __builtin_popcountll(s.C));
-  Estimate est = estimate(n, amps, s.m, s.apps, count, e, false);
-  int method = choose(est, mode, s.m);
+  Estimate est = estimate(n, amps, s.m, s.apps, count, e, false, cs.d,
+                          double(reps.size()));
+  int method = choose(est, mode, cs.d);
   int forced = forcedMethod.load(std::memory_order_relaxed);
   if (forced == kReplay || forced == kSliceReplay ||
-      (forced == kDense && denseFits(s.m)))
+      (forced == kDense && denseFits(cs.d)))
     method = forced;
   bool reused = false;
   switch (method) {
@@ -1040,10 +1269,18 @@ void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
     sliceReplay(data(reg), n, ops, len, s.T, s.C, count, s.apps);
     break;
   default: {
-    DenseResult d;
-    denseMatrix(*reg->cache, local, s.T, s.m, count, mode, d);
-    applyControlledDense(data(reg), n, s.T, s.C, *d.matrix);
-    reused = d.reused;
+    std::vector<uint64_t> members;
+    for (uint64_t r : reps) {
+      DenseResult d;
+      denseMatrix(*reg->cache, local, s.T, cs, r, count, mode, d);
+      if (cs.d < s.m)
+        cs.members(r, members);
+      applyControlledDense(data(reg), n, s.T, s.C, *d.matrix,
+                           cs.d < s.m ? &members : nullptr);
+      reused = reused || d.reused;
+    }
+    denseDim = int64_t(1) << cs.d;
+    numCosets = int64_t(reps.size());
     break;
   }
   }
@@ -1070,6 +1307,7 @@ bool q2::runtime::setGemmAVX2(bool on) {
 int q2::runtime::setForcedBlockMethod(int method) {
   return forcedMethod.exchange(method);
 }
+int q2::runtime::setCosetMinQubits(int m) { return cosetMinQubits.exchange(m); }
 int q2::runtime::setSliceBufferBits(int bits) {
   return sliceBits.exchange(std::max(0, std::min(bits, 24)));
 }
@@ -1198,6 +1436,12 @@ int64_t q2_rt_block_stats(Q2BlockStat *out, int64_t capacity) {
 }
 
 void q2_rt_reset_block_stats(void) { stats.list.clear(); }
+
+void q2_rt_set_block_progress(Q2BlockProgressFn fn, void *user) {
+  progress.fn = fn;
+  progress.user = user;
+  progress.done = 0;
+}
 
 } // extern "C"
 #pragma GCC visibility pop

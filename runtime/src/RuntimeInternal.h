@@ -196,6 +196,10 @@ bool setGemmAVX2(bool on);
 /// Tests: use this BlockMethod for every top-level block (dense only when it
 /// fits; -1 = the cost model). Returns the previous value.
 int setForcedBlockMethod(int method);
+/// Blocks of at least this many qubits are searched for invariant cosets
+/// (dense then works per coset); tests set 0 (always) or 64 (never).
+/// Returns the previous value.
+int setCosetMinQubits(int m);
 /// Amplitudes per slice-replay buffer (2^bits); tests shrink it.
 int setSliceBufferBits(int bits);
 /// Work (estimated ns) above which block code uses the pool.

@@ -63,6 +63,7 @@ struct DriverOptions {
   std::string coeffsPath;
   int64_t maxQubits = 0; ///< runtime register limit; 0 = its default
   int threads = 0;       ///< runtime kernel threads; 0 = all cores
+  bool quiet = false;    ///< no Phase C progress line on stderr
   std::string runtimeLib;
   std::string cacheDir;
   std::string irDir;
@@ -164,6 +165,9 @@ public:
   /// How the powered blocks of the calls since the last reset were applied.
   std::vector<profiling::BlockRecord> blockStats() const;
   void resetBlockStats();
+  /// Calls fn after each powered block of the following calls (null: off).
+  void setBlockProgress(void (*fn)(void *, int64_t, double, int32_t),
+                        void *user);
   const qpe::QPEMetadata &metadata() const { return md; }
   const std::string &runtimeLibrary() const;
 

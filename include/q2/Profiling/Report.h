@@ -72,6 +72,12 @@ struct BlockRecord {
   /// Dense 2^m x 2^m products computed, all occurrences (where dense time
   /// goes); absent in reports before it.
   std::optional<int64_t> products;
+  /// Dense: the matrices' size, 2^m or 2^d when the runtime proved U block
+  /// diagonal on invariant cosets of 2^d states; and how many cosets the
+  /// state had amplitude on. Absent for the other methods and in reports
+  /// before it.
+  std::optional<int64_t> denseDim;
+  std::optional<int64_t> cosets;
 };
 
 /// One coefficient set run in Phase C.

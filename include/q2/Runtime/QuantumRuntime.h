@@ -114,9 +114,11 @@ void q2_rt_block_end(void);
  * U^count whenever it fits the memory limit. Returns the previous mode. */
 int32_t q2_rt_set_block_mode(int32_t mode);
 /* Most bytes of dense block matrices a register may hold (cache included);
- * dense is refused when 3 matrices of 16 * 4^m bytes exceed it. <= 0
- * restores the default min(1 GiB, physical memory / 8). Returns the
- * previous effective limit. */
+ * dense is refused when 3 matrices of 16 * 4^d bytes exceed it (d = m, or
+ * the dimension of the block's invariant cosets). <= 0 restores the
+ * default min(1 GiB, physical memory / 8, max(64 MiB, state bytes / 16)).
+ * Returns the previous effective limit (the default for a 0-qubit
+ * state when none is set). */
 int64_t q2_rt_set_block_memory_limit(int64_t bytes);
 
 /* One line of the block report: blocks with the same (num_qubits,
@@ -134,15 +136,29 @@ typedef struct Q2BlockStat {
   int64_t num_ops;      /* operations applied per repetition: num_gates
                            after Clifford folding (a decomposed rotation
                            counts 1), nested bodies once */
-  int64_t products;     /* dense 2^m x 2^m matrix products computed (powers
-                           and nested blocks; 0 when a cached power was
-                           applied as is), summed */
+  int64_t products;     /* dense matrix products computed (powers and
+                           nested blocks; 0 when a cached power was applied
+                           as is), summed */
+  int64_t dense_dim;    /* dense: size of the matrices used, 2^m, or 2^d
+                           when U is block diagonal on invariant cosets of
+                           2^d states (proved from the gates' flips); 0 for
+                           the other methods */
+  int64_t cosets;       /* dense: cosets the state had amplitude on (one
+                           matrix power each); 0 for the other methods */
 } Q2BlockStat;
 /* Number of entries since the last reset (at most 256; the 256th collects
  * everything past the cap); copies min(that, capacity) entries to out (out
  * may be NULL). This thread's blocks only. */
 int64_t q2_rt_block_stats(Q2BlockStat *out, int64_t capacity);
 void q2_rt_reset_block_stats(void);
+
+/* Progress: called on the thread that runs the block, after each outermost
+ * q2_rt_block_end, with the number of blocks finished since the callback
+ * was set, the block's wall time and its method (as Q2BlockStat::method).
+ * NULL removes it. The callback must not call the runtime. */
+typedef void (*Q2BlockProgressFn)(void *user, int64_t blocks_done,
+                                  double block_seconds, int32_t method);
+void q2_rt_set_block_progress(Q2BlockProgressFn fn, void *user);
 
 /* --- inspection (tests, host) --------------------------------------------*/
 int64_t q2_rt_num_qubits(const Q2Register *reg);

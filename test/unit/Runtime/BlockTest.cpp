@@ -737,8 +737,14 @@ TEST_F(BlockTest, CliffordFoldAroundNestedBlock) {
   rt::setForcedBlockMethod(-1);
 }
 
-/// A memory limit below 3 matrices refuses dense even in mode 2.
+/// A memory limit below 3 matrices refuses dense even in mode 2 (on the
+/// whole space: the random block's flips may leave smaller cosets, whose
+/// matrices would fit).
 TEST_F(BlockTest, MemoryLimitRefusesDense) {
+  struct NoCosets {
+    int prev = rt::setCosetMinQubits(64);
+    ~NoCosets() { rt::setCosetMinQubits(prev); }
+  } noCosets;
   std::mt19937_64 gen(8);
   const int n = 7;
   auto gates = randomBlock({0, 1, 2, 3, 4, 5}, {6}, 10, gen);
@@ -1310,4 +1316,281 @@ TEST_F(BlockTest, DenseAVX2Symbols) {
   for (const std::string &b : bad)
     ADD_FAILURE() << "mergeable symbol outside the renamed namespace: " << b;
 #endif
+}
+
+//===-- invariant cosets ----------------------------------------------------===//
+namespace {
+/// A Jordan-Wigner-like block on qubits 0..6 of two "spins" {0,1,2,3} and
+/// {4,5,6}: rotations whose X/Y part flips an even number of qubits of one
+/// spin (XX, YY, XY, XZZY, ... and a swap), diagonal gates (RZ, S, T,
+/// PhaseShift, CZ, Z words). The flips span even-weight masks of each spin:
+/// d = 3 + 2 = 5 of m = 7, four cosets of 32 states.
+std::vector<RefGate> parityBlock(std::mt19937_64 &gen, int wire) {
+  std::uniform_real_distribution<double> angle(-M_PI, M_PI);
+  const std::vector<std::vector<int>> spins = {{0, 1, 2, 3}, {4, 5, 6}};
+  std::vector<RefGate> out;
+  for (int i = 0; i < 24; ++i) {
+    RefGate g;
+    const std::vector<int> &sp = spins[gen() % 2];
+    std::vector<int> q = sp;
+    std::shuffle(q.begin(), q.end(), gen);
+    switch (i % 6) {
+    case 0: case 1: case 2: { // even X/Y weight on one spin, Z's elsewhere
+      g.isPauli = true;
+      g.targets = {q[0], q[1]};
+      g.word = {"XY"[gen() % 2], "XY"[gen() % 2]};
+      if (q.size() > 2 && gen() % 2) {
+        g.targets.push_back(q[2]);
+        g.word += 'Z';
+      }
+      g.param = angle(gen);
+      break;
+    }
+    case 3: // diagonal Pauli word across both spins
+      g.isPauli = true;
+      g.targets = {int(gen() % 4), 4 + int(gen() % 3)};
+      g.word = "ZZ";
+      g.param = angle(gen);
+      break;
+    case 4: { // diagonal named gates (2x2 kernel with zero off-diagonal)
+      int kinds[] = {Q2_GATE_RZ, Q2_GATE_S, Q2_GATE_T, Q2_GATE_PHASESHIFT,
+                     Q2_GATE_CZ};
+      g.gate = kinds[gen() % 5];
+      g.targets = g.gate == Q2_GATE_CZ ? std::vector<int>{q[0], q[1]}
+                                       : std::vector<int>{q[0]};
+      g.param = angle(gen);
+      break;
+    }
+    default: // a swap inside one spin flips two of its qubits
+      g.gate = Q2_GATE_SWAP;
+      g.targets = {q[0], q[1]};
+      break;
+    }
+    if (wire >= 0)
+      g.ctrls.push_back(wire);
+    out.push_back(g);
+  }
+  return out;
+}
+
+/// A state on the given cosets only (parities of the two spins).
+VectorXcd stateOnCosets(int n, const std::vector<std::pair<int, int>> &par,
+                        std::mt19937_64 &gen) {
+  VectorXcd v = randomState(n, gen);
+  for (int64_t x = 0; x < v.size(); ++x) {
+    int a = __builtin_popcountll(x & 0xF) & 1, b = __builtin_popcountll(x & 0x70) & 1;
+    if (std::find(par.begin(), par.end(), std::make_pair(a, b)) == par.end())
+      v[x] = 0;
+  }
+  return v / v.norm();
+}
+
+/// Restores the coset threshold.
+struct CosetMin {
+  int prev;
+  explicit CosetMin(int m) : prev(rt::setCosetMinQubits(m)) {}
+  ~CosetMin() { rt::setCosetMinQubits(prev); }
+};
+} // namespace
+
+/// Dense on invariant cosets: QPE-like wires (the same block controlled by
+/// wire k, count 3 * 2^k, 2 wires) on a state living on one, two or all four cosets;
+/// exact against the dense reference, and the stats say 32 of 128 states
+/// and how many cosets.
+TEST_F(BlockTest, CosetBlocksMatchDense) {
+  CosetMin cm(0);
+  std::mt19937_64 gen(424242);
+  const int nSys = 7, nEst = 2, n = nSys + nEst;
+  auto body = parityBlock(gen, -1);
+  std::vector<MatrixXcd> wires; // the reference block of each wire, once
+  for (int k = 0; k < nEst; ++k) {
+    auto gates = body;
+    for (auto &g : gates)
+      g.ctrls.push_back(nSys + k);
+    wires.push_back(blockMatrix(gates, n));
+  }
+  for (auto parities : std::vector<std::vector<std::pair<int, int>>>{
+           {{0, 1}}, {{1, 1}, {0, 0}}, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}}) {
+    for (int mode : {1, 2}) {
+      SCOPED_TRACE("cosets=" + std::to_string(parities.size()) +
+                   " mode=" + std::to_string(mode));
+      q2_rt_set_block_mode(mode);
+      q2_rt_reset_block_stats();
+      VectorXcd sys = stateOnCosets(nSys, parities, gen);
+      // Estimation wires in |+>: every slice is live.
+      VectorXcd psi = Eigen::kroneckerProduct(
+                          VectorXcd::Constant(1 << nEst, std::sqrt(1.0 / (1 << nEst))),
+                          sys)
+                          .eval();
+      VectorXcd want = psi;
+      Q2Register *r = q2_rt_alloc(n);
+      load(r, psi);
+      for (int k = 0; k < nEst; ++k) {
+        auto gates = body;
+        for (auto &g : gates)
+          g.ctrls.push_back(nSys + k);
+        want = power(wires[size_t(k)], int64_t(3) << k, want);
+        q2_rt_block_begin(int64_t(3) << k);
+        for (auto &g : gates)
+          issue(r, g);
+        q2_rt_block_end();
+      }
+      ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+      EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10);
+      q2_rt_dealloc(r);
+      auto st = readStats();
+      ASSERT_EQ(st.size(), size_t(nEst));
+      if (mode == 1) // the cost model may prefer replay on 10 qubits
+        continue;
+      for (int k = 0; k < nEst; ++k) {
+        EXPECT_EQ(st[k].method, 2) << k;
+        EXPECT_EQ(st[k].num_qubits, nSys) << k;
+        EXPECT_EQ(st[k].dense_dim, 32) << k;
+        EXPECT_EQ(st[k].cosets, int64_t(parities.size())) << k;
+        EXPECT_EQ(st[k].reused, k == 0 ? 0 : 1) << k;
+      }
+    }
+  }
+  q2_rt_set_block_mode(1);
+}
+
+/// What the flips do not prove is not assumed: RX(t) RX(-t) is the
+/// identity, yet it flips its qubit, so with such pairs on qubits 0 and 4
+/// the span is everything and dense works on all 128 states (and stays
+/// exact); and a block whose
+/// state covers more cosets than the runtime takes one by one (only one
+/// flip: 64 cosets of 2 states, all live) also uses the whole space.
+TEST_F(BlockTest, CosetsOnlyWhereTheFlipsProveThem) {
+  CosetMin cm(0);
+  std::mt19937_64 gen(99);
+  const int n = 8;
+  q2_rt_set_block_mode(2);
+  auto run = [&](std::vector<RefGate> gates, const VectorXcd &psi,
+                 int64_t wantDim, int64_t wantCosets) {
+    for (auto &g : gates)
+      g.ctrls.push_back(7);
+    q2_rt_reset_block_stats();
+    VectorXcd want = power(blockMatrix(gates, n), 5, psi);
+    VectorXcd got = runBlock(n, psi, gates, 5);
+    ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+    EXPECT_LT((got - want).cwiseAbs().maxCoeff(), 1e-10);
+    auto st = readStats();
+    ASSERT_EQ(st.size(), 1u);
+    EXPECT_EQ(st[0].method, 2);
+    EXPECT_EQ(st[0].dense_dim, wantDim);
+    EXPECT_EQ(st[0].cosets, wantCosets);
+  };
+  auto body = parityBlock(gen, -1);
+  VectorXcd sys = stateOnCosets(7, {{0, 1}}, gen);
+  VectorXcd psi = Eigen::kroneckerProduct(
+                      VectorXcd::Constant(2, std::sqrt(0.5)), sys)
+                      .eval();
+  run(body, psi, 32, 1); // provable: one coset of 32
+  auto withPair = body;
+  withPair.push_back(namedGate(Q2_GATE_RX, {0}, 0.7));
+  withPair.push_back(namedGate(Q2_GATE_RX, {0}, -0.7));
+  run(withPair, psi, 64, 1); // spin A no longer provably even: 64 states
+  withPair.push_back(namedGate(Q2_GATE_RX, {4}, -0.2));
+  withPair.push_back(namedGate(Q2_GATE_RX, {4}, 0.2));
+  run(withPair, psi, 128, 1); // not provable from the flips: whole space
+  // One flip only (XX on 0,1) and diagonal gates: 64 cosets, all live.
+  std::vector<RefGate> oneFlip = {namedGate(Q2_GATE_RZ, {2}, 0.3),
+                                  namedGate(Q2_GATE_CZ, {3, 4}),
+                                  namedGate(Q2_GATE_T, {5})};
+  RefGate xx;
+  xx.isPauli = true;
+  xx.word = "XX";
+  xx.targets = {0, 1};
+  xx.param = 0.9;
+  oneFlip.push_back(xx);
+  oneFlip.push_back(namedGate(Q2_GATE_RZ, {6}, -1.1));
+  run(oneFlip, randomState(n, gen), 128, 1);
+  // The same block on a state on 2 of its cosets ({x, x ^ 0b11}): 2 x 2
+  // matrices, one per coset.
+  VectorXcd two = VectorXcd::Zero(1 << n);
+  two[(1 << 7) | 0b0000100] = std::sqrt(0.5);
+  two[(1 << 7) | 0b0001000] = std::sqrt(0.5);
+  run(oneFlip, two, 2, 2);
+  q2_rt_set_block_mode(1);
+}
+
+/// The progress callback: once per outermost block, counting from 1 after
+/// it is set, with the block's method; nested blocks and a removed callback
+/// are silent.
+TEST_F(BlockTest, ProgressCallbackPerOutermostBlock) {
+  struct Seen {
+    std::vector<int64_t> done;
+    std::vector<int32_t> methods;
+  } seen;
+  auto fn = [](void *user, int64_t done, double secs, int32_t method) {
+    auto *s = static_cast<Seen *>(user);
+    s->done.push_back(done);
+    s->methods.push_back(method);
+    EXPECT_GE(secs, 0.0);
+  };
+  std::mt19937_64 gen(3);
+  const int n = 5;
+  auto gates = randomBlock({0, 1, 2, 3}, {4}, 6, gen);
+  Q2Register *r = q2_rt_alloc(n);
+  auto block = [&](int64_t count, bool nested) {
+    q2_rt_block_begin(count);
+    for (auto &g : gates)
+      issue(r, g);
+    if (nested) {
+      q2_rt_block_begin(2);
+      issue(r, gates[0]);
+      q2_rt_block_end();
+    }
+    q2_rt_block_end();
+  };
+  block(1, false); // before the callback: not counted
+  q2_rt_set_block_progress(fn, &seen);
+  rt::setForcedBlockMethod(1);
+  block(3, false);
+  rt::setForcedBlockMethod(2);
+  block(4, true);
+  block(5, false);
+  q2_rt_set_block_progress(nullptr, nullptr);
+  block(6, false);
+  q2_rt_dealloc(r);
+  EXPECT_EQ(seen.done, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(seen.methods, (std::vector<int32_t>{1, 2, 2}));
+}
+
+/// The coset analysis switched off and on between blocks of one register:
+/// its cache holds the same Ops as a whole-space entry and as coset
+/// entries (both with representative 0), and each lookup must find its own.
+TEST_F(BlockTest, CosetAndWholeSpaceEntriesOfOneRegisterStayApart) {
+  std::mt19937_64 gen(4711);
+  const int nSys = 7, n = nSys + 1;
+  auto gates = parityBlock(gen, nSys);
+  MatrixXcd b = blockMatrix(gates, n);
+  q2_rt_set_block_mode(2);
+  VectorXcd sys = stateOnCosets(nSys, {{0, 0}}, gen); // the coset of 0
+  VectorXcd psi = Eigen::kroneckerProduct(
+                      VectorXcd::Constant(2, std::sqrt(0.5)), sys)
+                      .eval();
+  VectorXcd want = psi;
+  Q2Register *r = q2_rt_alloc(n);
+  load(r, psi);
+  std::vector<int64_t> dims;
+  for (int minQubits : {0, 64, 0, 64}) {
+    CosetMin cm(minQubits);
+    q2_rt_reset_block_stats();
+    want = power(b, 3, want);
+    q2_rt_block_begin(3);
+    for (auto &g : gates)
+      issue(r, g);
+    q2_rt_block_end();
+    ASSERT_EQ(q2_rt_last_error(), nullptr) << q2_rt_last_error();
+    EXPECT_LT((fetch(r) - want).cwiseAbs().maxCoeff(), 1e-10) << minQubits;
+    dims.push_back(readStats().at(0).dense_dim);
+  }
+  q2_rt_dealloc(r);
+  ASSERT_EQ(dims.size(), 4u);
+  EXPECT_LT(dims[0], 128); // this block's flips span 4 of 7 qubits' masks
+  EXPECT_EQ(dims[2], dims[0]);
+  EXPECT_EQ(dims[1], 128);
+  EXPECT_EQ(dims[3], 128);
+  q2_rt_set_block_mode(1);
 }
