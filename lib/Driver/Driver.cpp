@@ -434,8 +434,13 @@ int DriverRun::run() {
     prof::PhaseARecord a;
     auto program =
         runPhaseA(text, o.input, kind, o.program, session.get(), a);
-    if (!program)
-      return failWith(o.input + ": " + llvm::toString(program.takeError()));
+    if (!program) {
+      // Parse errors name the file and line already; planning errors do not.
+      std::string msg = llvm::toString(program.takeError());
+      return failWith(llvm::StringRef(msg).starts_with(o.input)
+                          ? msg
+                          : o.input + ": " + msg);
+    }
     if (session)
       report.phaseA = std::move(a);
     *file = llvm::MemoryBuffer::getMemBufferCopy(*program, o.input);
