@@ -22,8 +22,9 @@ namespace prof = q2::profiling;
 
 namespace {
 
-/// The first line that is not blank and not an OpenFermion comment
-/// ("# ..." with a blank after '#'; an MLIR alias "#map = ..." has none).
+/// The first line that is not blank and not an OpenFermion comment ("# ..."
+/// with a blank after '#', or a "#key: value" directive; an MLIR alias is
+/// "#map = ...").
 llvm::StringRef firstContentLine(llvm::StringRef text) {
   while (!text.empty()) {
     auto [line, rest] = text.split('\n');
@@ -32,6 +33,13 @@ llvm::StringRef firstContentLine(llvm::StringRef text) {
     if (t.empty())
       continue;
     if (t == "#" || (t.starts_with("#") && llvm::isSpace(t[1])))
+      continue;
+    // "#n_qubits: 4": a term file's directive ("#map = ..." is MLIR's).
+    if (t.starts_with("#") &&
+        t.drop_front()
+            .drop_while([](char c) { return llvm::isAlnum(c) || c == '_'; })
+            .ltrim()
+            .starts_with(":"))
       continue;
     return t;
   }
