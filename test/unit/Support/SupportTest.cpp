@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include <fcntl.h>
@@ -191,19 +192,23 @@ TEST(SupportLock, SecondHolderIsRefusedWithoutWaiting) {
 }
 
 TEST(SupportLock, HoldersOfARemovedFileRetry) {
-  // Many threads taking and releasing one lock: each acquisition must be
-  // exclusive although every release removes the file.
+  // Threads taking and releasing one lock: each acquisition must be
+  // exclusive although every release removes the file. A waiter blocked in
+  // flock() on the removed file would get it while the next taker creates
+  // and locks a new one: acquire() must notice and retry. (The sleep keeps
+  // holders inside long enough for such an overlap to be seen.)
   TempDir d;
   std::string lockPath = d.file("x.lock");
   std::atomic<int> inside{0}, overlaps{0};
   std::vector<std::thread> ts;
   for (int t = 0; t < 4; ++t)
     ts.emplace_back([&] {
-      for (int i = 0; i < 200; ++i) {
+      for (int i = 0; i < 100; ++i) {
         auto l = FileLock::acquire(lockPath);
         ASSERT_TRUE(bool(l)) << text(l.takeError());
         if (inside.fetch_add(1) != 0)
           ++overlaps;
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
         inside.fetch_sub(1);
       }
     });
