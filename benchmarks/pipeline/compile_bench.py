@@ -47,7 +47,7 @@ def run(cmd):
     p.stderr.close()
     if status != 0:
         sys.exit(f"compile_bench: command failed ({status}): {' '.join(cmd)}\n{err}")
-    return wall, ru.ru_maxrss / 1024.0
+    return wall, ru.ru_maxrss * 1024 / 1e6  # KiB -> decimal MB (docs/report.md)
 
 
 def stats_of(cmds_fn, runs):
@@ -95,7 +95,7 @@ def stage_profile(q2opt, prog, tmp, *flags):
     for st in r["phase_b"]["stages"]:
         for name in STAGES:
             if st["name"].endswith(name):
-                out[name] = (st["wall_s"], st["peak_rss_bytes"] / 2**20)
+                out[name] = (st["wall_s"], st["peak_rss_bytes"] / 1e6)
     return out
 
 

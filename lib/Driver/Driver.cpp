@@ -261,8 +261,6 @@ private:
   std::string cliError;
 };
 
-bool isObjectFile(llvm::StringRef data) { return data.starts_with("\x7f" "ELF"); }
-
 /// One driver run: owns the context, the session and the report.
 class DriverRun {
 public:
@@ -426,8 +424,32 @@ int DriverRun::run() {
   if (!file)
     return failWith(llvm::toString(file.takeError()));
   llvm::StringRef text = (*file)->getBuffer();
-  if (isObjectFile(text))
+  InputKind kind = classifyInput(o.input, text);
+  if (kind == InputKind::Object)
     return runObject(text);
+  if (kind == InputKind::Unknown)
+    return failWith(llvm::toString(unknownInputError(o.input)));
+  if (isHamiltonian(kind)) {
+    // Phase A in process: the program q2-qpe would write, then on as for it.
+    prof::PhaseARecord a;
+    auto program =
+        runPhaseA(text, o.input, kind, o.program, session.get(), a);
+    if (!program) {
+      // Parse errors name the file and line already; planning errors do not.
+      std::string msg = llvm::toString(program.takeError());
+      return failWith(llvm::StringRef(msg).starts_with(o.input)
+                          ? msg
+                          : o.input + ": " + msg);
+    }
+    if (session)
+      report.phaseA = std::move(a);
+    *file = llvm::MemoryBuffer::getMemBufferCopy(*program, o.input);
+  } else if (!o.programFlag.empty()) {
+    return failWith(o.programFlag +
+                    " acts in Phase A: it needs a Hamiltonian input (FCIDUMP, "
+                    "qubit-Hamiltonian JSON or OpenFermion terms); '" +
+                    o.input + "' is MLIR (its program is already built)");
+  }
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
@@ -512,8 +534,10 @@ int DriverRun::run() {
        << " qubits (" << md->nSystem << " system + " << md->nEst
        << " estimation), n_trotter " << md->nTrotter << ", " << md->nTerms
        << " terms, " << qpe::toString(md->mode) << " mode, ir_scale "
-       << md->irScale() << "\n\n"
-       << prof::formatStageTable(session->stages());
+       << md->irScale() << "\n";
+    if (report.phaseA)
+      os << formatPhaseA(o.input, *report.phaseA);
+    os << "\n" << prof::formatStageTable(session->stages());
     if (o.profilePasses)
       os << "\n" << prof::formatPassTable(session->passes());
   }

@@ -15,8 +15,42 @@
 
 namespace q2::driver::detail {
 
+/// --help shows the driver options, then the mlir-opt flags that matter and
+/// q2's passes, then --help/--version; every other MLIR and LLVM option
+/// only in --help-hidden. Call after registering every option, before
+/// parsing.
+void organizeHelp();
+
 /// Refuses compile-only flags when the input is an object file.
 llvm::Error checkObjectInputFlags();
+
+/// What an input file is. A .mlir file is MLIR; otherwise the contents
+/// decide: ELF, an FCIDUMP namelist, JSON, term lines, or text that starts
+/// as MLIR does; anything else is Unknown.
+enum class InputKind {
+  MLIR,
+  Object,
+  FCIDump,
+  HamiltonianJSON,
+  OpenFermion,
+  Unknown
+};
+InputKind classifyInput(llvm::StringRef path, llvm::StringRef contents);
+bool isHamiltonian(InputKind k);
+/// "'x' is neither MLIR nor a known Hamiltonian format; q2-opt reads ...".
+llvm::Error unknownInputError(llvm::StringRef path);
+
+/// Phase A of a Hamiltonian input: the stage-0 program text, built as
+/// q2-qpe builds it; with a session, the stages "Hamiltonian" and "Program"
+/// are measured. `rec` gets the summary.
+llvm::Expected<std::string> runPhaseA(llvm::StringRef contents,
+                                      llvm::StringRef path, InputKind kind,
+                                      const qpe::ProgramRequest &request,
+                                      profiling::ProfilingSession *session,
+                                      profiling::PhaseARecord &rec);
+/// The line printed before the stage table.
+std::string formatPhaseA(llvm::StringRef path,
+                         const profiling::PhaseARecord &rec);
 
 /// The compile cache (--cache-dir). An entry holds the object, the full key
 /// it was made for and the object's checksum; a lookup checks all three, so

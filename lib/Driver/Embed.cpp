@@ -1,6 +1,7 @@
 //===- Embed.cpp - Entry points for embedders (the Python module) ---------===//
 //
-// buildProgramText: q2-qpe's Hamiltonian -> stage-0 program as a function.
+// buildProgramText: q2-qpe's Hamiltonian -> stage-0 program as a function
+// (q2::qpe::prepareProgram plans it, as for q2-qpe).
 // analyzeIRStages: the report's `ir` of every file of an --ir-dir directory.
 //
 //===----------------------------------------------------------------------===//
@@ -31,24 +32,20 @@ q2::driver::buildProgramText(llvm::StringRef path, const ProgramSpec &spec) {
   auto h = ham::loadHamiltonian(path);
   if (!h)
     return h.takeError();
-  auto params = ham::computeQPEParameters(*h, spec.nEst, spec.resolution);
-  if (!params)
-    return params.takeError();
-  qpe::QPEOptions opts;
-  opts.mode = spec.mode;
-  opts.order = spec.order;
-  opts.power = spec.power;
-  opts.unroll = spec.unroll;
-  // The step counts (auto from the bound, or the given count) and the
-  // reference energies, exactly as q2-qpe plans them.
-  std::optional<uint64_t> steps;
-  if (spec.nTrotter)
-    steps = *spec.nTrotter;
-  auto plan = qpe::planProgram(*h, *params, steps, opts);
-  if (!plan)
-    return plan.takeError();
+  return buildProgramText(*h, spec);
+}
+
+llvm::Expected<std::string>
+q2::driver::buildProgramText(const ham::QubitHamiltonian &h,
+                             const ProgramSpec &spec) {
+  // The parameters, step counts and reference energies exactly as q2-qpe
+  // plans them (one function for both).
+  auto prepared = qpe::prepareProgram(h, spec);
+  if (!prepared)
+    return prepared.takeError();
   mlir::MLIRContext ctx;
-  auto module = qpe::buildQPEProgram(ctx, *h, *params, opts);
+  auto module =
+      qpe::buildQPEProgram(ctx, h, prepared->params, prepared->options);
   if (!module)
     return module.takeError();
   std::string text;

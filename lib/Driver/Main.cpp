@@ -5,9 +5,10 @@
 //    --split-input-file, --verify-diagnostics, ...) on the pipeline's
 //    dialects and passes;
 //  - the QPE driver (--qpe-pipeline, --profile-stages, any other driver flag,
-//    or an object file as input): runDriver().
+//    or an input that is not MLIR: an object, a Hamiltonian): runDriver().
 //
 //===----------------------------------------------------------------------===//
+#include "DriverInternal.h"
 #include "q2/Driver/Driver.h"
 #include "q2/InitQ2.h"
 
@@ -19,17 +20,19 @@
 
 #include <cstdio>
 
-/// Whether the input starts like an ELF file (a saved object to run).
-static bool inputIsObject(llvm::StringRef input) {
+/// What the input file is, from its name and first bytes (stdin: MLIR, as
+/// for mlir-opt).
+static q2::driver::detail::InputKind inputKind(llvm::StringRef input) {
+  using q2::driver::detail::InputKind;
   if (input == "-")
-    return false;
-  char magic[4] = {};
+    return InputKind::MLIR;
+  char head[4096];
   FILE *f = std::fopen(input.str().c_str(), "rb");
   if (!f)
-    return false;
-  size_t n = std::fread(magic, 1, 4, f);
+    return InputKind::MLIR; // the reader says why
+  size_t n = std::fread(head, 1, sizeof(head), f);
   std::fclose(f);
-  return n == 4 && llvm::StringRef(magic, 4) == "\x7f" "ELF";
+  return q2::driver::detail::classifyInput(input, llvm::StringRef(head, n));
 }
 
 int q2::driver::q2OptMain(int argc, char **argv) {
@@ -38,16 +41,24 @@ int q2::driver::q2OptMain(int argc, char **argv) {
   q2::registerQ2Dialects(registry);
   q2::registerQ2Passes();
   registerCLOptions();
-  auto [input, output] = mlir::registerAndParseCLIOptions(
-      argc, argv,
+  // mlir-opt's registration and parsing, with the help organized between.
+  std::string header = mlir::registerCLIOptions(
       "q2-opt: the q2 QPE compiler and profiler\n\n"
-      "Without driver flags it is mlir-opt for the pipeline's dialects and "
-      "passes.\nWith --qpe-pipeline (or --profile-stages, or any option of "
-      "the category\n\"q2 QPE driver options\") it compiles a QPE program "
-      "through the six stages,\nand with --run executes it; an object file "
-      "written by it can be run again.\n",
+      "  q2-opt --profile-stages h2.FCIDUMP    Phase A + the six stages + "
+      "5 runs, with the table\n"
+      "  q2-opt --profile-stages h2.mlir -o h2.o --report r.json\n"
+      "  q2-opt --run 5 h2.o                   run a saved object\n"
+      "  q2-opt --pass-pipeline=... in.mlir    mlir-opt (no driver flag)\n\n"
+      "Inputs: MLIR, an FCIDUMP, qubit-Hamiltonian JSON or OpenFermion terms "
+      "(built as q2-qpe\nbuilds them), or an object written by q2-opt. "
+      "Docs: docs/pipeline.md, docs/report.md.\n",
       registry);
-  if (!driverFlagsGiven() && !inputIsObject(input))
+  detail::organizeHelp();
+  auto [input, output] = mlir::parseCLIOptions(argc, argv, header);
+  // An object, a Hamiltonian or an unknown input is the driver's, flags or
+  // not: mlir-opt could only fail to parse it.
+  if (!driverFlagsGiven() &&
+      inputKind(input) == q2::driver::detail::InputKind::MLIR)
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, input, output, registry));
   auto opts = optionsFromCommandLine(input, output);

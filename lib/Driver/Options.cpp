@@ -6,9 +6,14 @@
 //===----------------------------------------------------------------------===//
 #include "DriverInternal.h"
 
+#include "q2/Support/CommandLine.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <cstring>
 #include <deque>
 
@@ -18,8 +23,14 @@ namespace cl = llvm::cl;
 using Backend = profiling::TimelineSampler::Options::Backend;
 
 namespace {
+// LLVM prints categories in name order: "Driver ..." before "MLIR ..."
+// before "Other options" (q2/Support/CommandLine.h).
 cl::OptionCategory &category() {
-  static cl::OptionCategory cat("q2 QPE driver options");
+  static cl::OptionCategory cat(
+      "Driver options",
+      "The QPE driver: any of these selects it (so does an input that is not "
+      "MLIR: an FCIDUMP, a qubit-Hamiltonian JSON, OpenFermion terms, an "
+      "object).");
   return cat;
 }
 
@@ -127,6 +138,30 @@ struct CLOptions {
       cl::desc("Write each stage's output here: 0_Input.mlir, "
                "1_HLOLowering.mlir, ..., 5_LLVMIR.ll, 6_ObjectCode.o"),
       cl::value_desc("dir"), cl::cat(category())};
+  // Phase A (a Hamiltonian input): q2-qpe's program flags that matter most;
+  // the others (--order, --power, --window, ...) stay q2-qpe's.
+  cl::opt<unsigned> nEst{
+      "n-est",
+      cl::desc("Hamiltonian input: estimation qubits (default: from "
+               "--resolution, as q2-qpe)"),
+      cl::value_desc("N"), cl::cat(category())};
+  cl::opt<std::string> nTrotter{
+      "n-trotter",
+      cl::desc("Hamiltonian input: Trotter steps per controlled evolution, "
+               "'auto' (default: from the error bound, as q2-qpe) or N"),
+      cl::value_desc("auto|N"), cl::init("auto"), cl::cat(category())};
+  cl::opt<double> resolution{
+      "resolution",
+      cl::desc("Hamiltonian input: target energy resolution in Hartree "
+               "(default 0.003, as q2-qpe)"),
+      cl::init(3e-3), cl::cat(category())};
+  cl::opt<qpe::Mode> programMode{
+      "mode", cl::desc("Hamiltonian input: coefficients as constants or a "
+                       "function argument"),
+      cl::values(clEnumValN(qpe::Mode::Fixed, "fixed", "constants"),
+                 clEnumValN(qpe::Mode::Dynamic, "dynamic",
+                            "func argument tensor<N x f64> (default)")),
+      cl::init(qpe::Mode::Dynamic), cl::cat(category())};
   cl::opt<Keep> keepIntermediate{
       "keep-intermediate", cl::desc("What --ir-dir keeps (default: stage)"),
       cl::values(clEnumValN(Keep::Stage, "stage",
@@ -185,6 +220,10 @@ std::vector<DriverFlag> driverFlags() {
       {"--cache-dir", &o.cacheDir},
       {"--ir-dir", &o.irDir},
       {"--keep-intermediate", &o.keepIntermediate},
+      {"--n-est", &o.nEst},
+      {"--n-trotter", &o.nTrotter},
+      {"--resolution", &o.resolution},
+      {"--mode", &o.programMode},
   };
 #define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H)                              \
   flags.push_back({flagName(D), &o.F});
@@ -207,6 +246,54 @@ llvm::Error needs(llvm::StringRef flag, const llvm::Twine &what) {
 } // namespace
 
 void q2::driver::registerCLOptions() { (void)clOptions(); }
+
+void q2::driver::detail::organizeHelp() {
+  auto &all = cl::getRegisteredOptions();
+  // The q2 passes (quantum-*, convert-quantum-to-llvm, q2-*), from the
+  // pass-list option's names; the upstream passes stay in --help-hidden.
+  static std::string passes = [&] {
+    std::string text =
+        "Without driver flags q2-opt is mlir-opt on the pipeline's dialects "
+        "and passes.\nq2's passes (as flags, or in --pass-pipeline; the "
+        "upstream ones and every pass option:\n--help-hidden):";
+    auto it = all.find("canonicalize");
+    if (it == all.end())
+      return text;
+    llvm::SmallVector<llvm::StringRef, 128> names;
+    it->second->getExtraOptionNames(names);
+    llvm::sort(names);
+    for (llvm::StringRef n : names) {
+      if (!n.starts_with("quantum-") && !n.starts_with("q2-") &&
+          !n.contains("-quantum-"))
+        continue;
+      // A pass, or a pipeline (the stages, q2-qpe-pipeline).
+      llvm::StringRef desc;
+      if (const mlir::PassInfo *info = mlir::PassInfo::lookup(n))
+        desc = info->getPassDescription();
+      else if (const mlir::PassPipelineInfo *p =
+                   mlir::PassPipelineInfo::lookup(n))
+        desc = p->getPassDescription();
+      text += llvm::formatv("\n  --{0,-36} - {1}", n, desc).str();
+    }
+    return text;
+  }();
+  static cl::OptionCategory mlirCat("MLIR options", passes);
+  // mlir-opt's flags a q2 user needs; MLIR's pass-manager flags also act on
+  // every driver stage.
+  for (const char *name :
+       {"pass-pipeline", "split-input-file", "verify-diagnostics",
+        "allow-unregistered-dialect", "show-dialects", "dump-pass-pipeline",
+        "emit-bytecode", "mlir-print-ir-after-all", "mlir-print-ir-before-all",
+        "mlir-print-ir-after-change", "mlir-print-ir-after-failure",
+        "mlir-print-debuginfo", "mlir-print-op-on-diagnostic", "mlir-timing",
+        "mlir-timing-display", "mlir-pass-statistics",
+        "mlir-disable-threading"}) {
+    auto it = all.find(name);
+    if (it != all.end())
+      it->second->addCategory(mlirCat);
+  }
+  q2::organizeHelp({&category(), &mlirCat});
+}
 
 bool q2::driver::driverFlagsGiven() {
   for (const DriverFlag &f : driverFlags())
@@ -331,6 +418,31 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
     return needs("--cache-dir",
                  "cannot be combined with --ir-dir (a cache hit runs no "
                  "stage, so there would be no stage files)");
+  // Phase A: checked here, refused later unless the input is a Hamiltonian.
+  for (auto [flag, opt] : {std::pair<const char *, const cl::Option *>{
+                               "--n-est", &o.nEst},
+                           {"--n-trotter", &o.nTrotter},
+                           {"--resolution", &o.resolution},
+                           {"--mode", &o.programMode}})
+    if (given(*opt) && d.programFlag.empty())
+      d.programFlag = flag;
+  if (given(o.nEst))
+    d.program.nEst = o.nEst;
+  if (o.nTrotter != "auto") {
+    uint64_t n = 0;
+    if (llvm::StringRef(o.nTrotter).getAsInteger(10, n) || n < 1 ||
+        n > qpe::kMaxWireSteps)
+      return needs("--n-trotter",
+                   llvm::formatv("must be 'auto' or an integer in [1, {0}], "
+                                 "got '{1}'",
+                                 qpe::kMaxWireSteps, o.nTrotter.getValue()));
+    d.program.nTrotter = n;
+  }
+  if (!std::isfinite(o.resolution) || o.resolution <= 0)
+    return needs("--resolution", "must be finite and > 0");
+  d.program.resolution = o.resolution;
+  d.program.mode = o.programMode;
+
   // A profile prints a table; an object on the terminal would bury it.
   if (d.profile && !d.outputGiven && given(o.emit))
     return needs("--emit", "with profiling needs -o <file>");
@@ -347,7 +459,11 @@ llvm::Error q2::driver::detail::checkObjectInputFlags() {
       {"--profile-passes", &o.profilePasses},
       {"--cache-dir", &o.cacheDir},
       {"--ir-dir", &o.irDir},
-      {"--keep-intermediate", &o.keepIntermediate}};
+      {"--keep-intermediate", &o.keepIntermediate},
+      {"--n-est", &o.nEst},
+      {"--n-trotter", &o.nTrotter},
+      {"--resolution", &o.resolution},
+      {"--mode", &o.programMode}};
 #define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H)                              \
   compileOnly.push_back({flagName(D), &o.F});
 #include "q2/Pipeline/PipelineOptions.def"

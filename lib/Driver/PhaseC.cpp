@@ -419,6 +419,11 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
     if (exact)
       os << llvm::formatv("  exact {0:F6} Ha  error {1}{2:F2} resolutions",
                           *exact, *errRes >= 0 ? "+" : "", *errRes);
+    else // say why there is no error figure (docs/energies.md)
+      os << (isDefault ? "  exact unknown (the program carries none, e.g. "
+                         "a sector too large to diagonalise)"
+                       : "  exact unknown (not the program's default "
+                         "coefficients)");
     os << "\n";
     if (errRes && std::fabs(*errRes) > 1.0)
       llvm::WithColor::warning(llvm::errs(), "q2-opt")

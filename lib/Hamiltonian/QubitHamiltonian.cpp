@@ -641,8 +641,13 @@ Expected<QubitHamiltonian> loadHamiltonian(StringRef path) {
   auto buf = readFile(path);
   if (!buf)
     return buf.takeError();
-  StringRef contents = (*buf)->getBuffer();
-  StringRef stem = sys::path::stem(path);
+  return parseHamiltonianBuffer((*buf)->getBuffer(), path,
+                                sys::path::stem(path));
+}
+
+Expected<QubitHamiltonian> parseHamiltonianBuffer(StringRef contents,
+                                                  StringRef path,
+                                                  StringRef stem) {
   switch (detectFormat(contents)) {
   case HamiltonianFormat::JSON:
     return parseQubitHamiltonianJSONBuffer(contents, path, stem);

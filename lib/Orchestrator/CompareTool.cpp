@@ -31,7 +31,7 @@ struct CompareCL {
       "compare two reports, two sets of repeated reports or two sweep "
       "directories (exit 0: no regression, 1: regression, 2: error)"};
   cl::OptionCategory Cat{
-      "compare options",
+      "Command: compare",
       "A and B: a q2.profile/2 report, repeated reports (a directory of "
       "*.json or paths joined by ','), or a sweep directory. Rows per stage, "
       "per pass and a total (per point for sweeps) of wall, CPU, peak RSS, "

@@ -13,6 +13,7 @@
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Profiling/Memory.h"
 #include "q2/Support/BuildID.h"
+#include "q2/Support/CommandLine.h"
 #include "q2/Support/FileIO.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -73,18 +74,18 @@ struct Options {
                                 "into one summary"};
   cl::SubCommandGroup RunAndSweep{&Run, &Sweep};
 
-  cl::OptionCategory MeasureCat{"measure options"};
+  cl::OptionCategory MeasureCat{"Command: measure"};
   cl::OptionCategory PointCat{
-      "point options (run and sweep)",
+      "Command: run and sweep (points)",
       "Each point runs Phase A ({q2_qpe} builds the program) and Phase B+C "
       "({q2_opt} compiles with --profile-stages and runs it) as measured "
       "children, each under the budgets --wall-s and --point-rss-mb. "
       "Template placeholders: {ham} {molecule} {mode} {n_est} {n_trotter} "
       "{runs} {point_dir} {prog} {report} {q2_qpe} {q2_opt}, and every "
       "--var K=V."};
-  cl::OptionCategory RunCat{"run options"};
-  cl::OptionCategory SweepCat{"sweep options"};
-  cl::OptionCategory MergeCat{"merge options"};
+  cl::OptionCategory RunCat{"Command: run"};
+  cl::OptionCategory SweepCat{"Command: sweep"};
+  cl::OptionCategory MergeCat{"Command: merge"};
 
   // measure
   cl::opt<std::string> MOut{
@@ -269,9 +270,10 @@ struct Options {
                              cl::sub(Merge), cl::cat(MergeCat)};
 
   cl::extrahelp MoreHelp{
-      "\nExit status: 0 when done (a failed command or failed points are "
-      "results), 2 for a refusal\nor an error, 130 when interrupted by "
-      "SIGINT, SIGTERM or SIGHUP (the measured tree is\nstopped first). "
+      "\nExit status: 0 when done (a failed command is a result of measure), "
+      "3 when a sweep or run\nfinished with failed points (all points are "
+      "written), 2 for a refusal or an error,\n130 when interrupted by "
+      "SIGINT, SIGTERM or SIGHUP (the measured tree is stopped\nfirst). "
       "compare: 0 no regression, 1 regression, 2 error. Details: "
       "docs/sweeps.md,\ndocs/compare.md.\n"};
 };
@@ -284,6 +286,9 @@ Options &options() {
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
+
+/// `sweep`/`run` finished, and at least one point failed (now or before).
+constexpr int kExitPointsFailed = 3;
 
 std::atomic<bool> Interrupted{false};
 std::atomic<int> InterruptSignal{0};
@@ -634,7 +639,8 @@ int runSpec(SweepSpec &S, bool NoProgress) {
            << "; rerun the same command to resume\n";
     return 130;
   }
-  return 0;
+  // Every point is written; the status tells a script that some failed.
+  return Sum->failed ? kExitPointsFailed : 0;
 }
 
 int cmdSweep(Options &O, const char *Argv0) {
@@ -786,12 +792,15 @@ int q2::orch::q2ProfileMain(int Argc, char **Argv) {
   // -h as before (llvm::cl has only --help); in every subcommand, like it.
   static cl::alias HelpShort("h", cl::desc("Alias for --help"),
                              cl::aliasopt(*cl::getRegisteredOptions()["help"]));
+  // The commands' options first, --help/--version last; LLVM's own options
+  // only in --help-hidden (q2/Support/CommandLine.h). Category names sort
+  // before "Other options".
   for (cl::SubCommand *Sub :
        {&cl::SubCommand::getTopLevel(), &O.Measure, &O.Run, &O.Sweep,
         &O.Merge, &compareSubCommand()})
-    cl::HideUnrelatedOptions({&O.MeasureCat, &O.PointCat, &O.RunCat,
-                              &O.SweepCat, &O.MergeCat, &compareCategory()},
-                             *Sub);
+    q2::organizeHelp({&O.MeasureCat, &O.PointCat, &O.RunCat, &O.SweepCat,
+                      &O.MergeCat, &compareCategory()},
+                     *Sub);
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "q2-profile (q2 build id " << q2::buildID() << ")\n";
   });

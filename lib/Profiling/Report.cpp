@@ -140,23 +140,26 @@ llvm::Error q2::profiling::appendSnapshot(llvm::StringRef path,
 // Tables
 //===----------------------------------------------------------------------===//
 
-static double mib(uint64_t bytes) { return double(bytes) / (1 << 20); }
+// One unit convention (docs/report.md "Units"): decimal MB = 1e6 bytes and
+// kB = 1e3 bytes, as the reports' *_mb fields, the q2m3 API and sweeps.
+static double mb(uint64_t bytes) { return double(bytes) / 1e6; }
+static double kb(uint64_t bytes) { return double(bytes) / 1e3; }
 
 std::string
 q2::profiling::formatStageTable(llvm::ArrayRef<StageRecord> stages) {
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::format("%-16s %9s %9s %9s %13s %9s %10s %9s %9s %8s\n", "Stage",
-                     "Wall s", "CPU s", "RSS MB", "Peak MB", "Heap MB", "IR KB",
+                     "Wall s", "CPU s", "RSS MB", "Peak MB", "Heap MB", "IR kB",
                      "Lines", "Ops", "Ampl.");
   const IRMetrics *prev = nullptr;
   for (const StageRecord &s : stages) {
     os << llvm::format(
         "%-16s %9.3f %9.3f %9.1f %9.1f %3s %9.1f ", s.name.c_str(), s.wallS,
-        s.cpuS, mib(s.end.status.vmRSS), mib(s.peakRSS),
-        s.peakSource == "kernel_hwm" ? "hwm" : "smp", mib(s.end.heap.inUse));
+        s.cpuS, mb(s.end.status.vmRSS), mb(s.peakRSS),
+        s.peakSource == "kernel_hwm" ? "hwm" : "smp", mb(s.end.heap.inUse));
     if (s.ir) {
-      os << llvm::format("%10.1f %9llu %9llu ", double(s.ir->bytes) / 1024,
+      os << llvm::format("%10.1f %9llu %9llu ", kb(s.ir->bytes),
                          (unsigned long long)s.ir->lines,
                          (unsigned long long)s.ir->ops);
       if (prev && prev->bytes)
@@ -187,7 +190,7 @@ std::string q2::profiling::formatPassTable(llvm::ArrayRef<PassRecord> passes,
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::format("%-32s %-16s %-16s %10s %10s %10s %10s\n", "Pass", "Op",
-                     "Stage", "Wall ms", "CPU ms", "dRSS MB", "IR KB");
+                     "Stage", "Wall ms", "CPU ms", "dRSS MB", "IR kB");
   for (const PassRecord *p : sorted) {
     std::string op = p->opName;
     if (!p->opSymbol.empty())
@@ -195,9 +198,9 @@ std::string q2::profiling::formatPassTable(llvm::ArrayRef<PassRecord> passes,
     os << llvm::format("%-32s %-16s %-16s %10.3f %10.3f %10.1f ",
                        p->label().c_str(), op.c_str(), p->stage.c_str(),
                        p->wallS * 1e3, p->cpuS * 1e3,
-                       double(p->rssDelta) / (1 << 20));
+                       double(p->rssDelta) / 1e6);
     if (p->irAfter)
-      os << llvm::format("%10.1f", double(p->irAfter->bytes) / 1024);
+      os << llvm::format("%10.1f", kb(p->irAfter->bytes));
     else
       os << llvm::format("%10s", "-");
     os << "\n";

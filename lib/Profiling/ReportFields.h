@@ -185,6 +185,23 @@ Q2_JSON_FIELDS(CacheRecord) {
   v("status", r.status);
 }
 
+Q2_JSON_FIELDS(PhaseARecord) {
+  v("format", r.format);
+  v("n_qubits", r.nQubits);
+  v("n_electrons", r.nElectrons);
+  v("n_terms", r.nTerms);
+  v("n_est", r.nEst);
+  v("n_trotter", r.nTrotter);
+  v("resolution", r.resolution);
+  v("mode", r.mode);
+  v("hamiltonian_s", r.hamiltonianS);
+  v("program_s", r.programS);
+  v("wall_s", r.wallS);
+  v("cpu_s", r.cpuS);
+  v("peak_rss_bytes", r.peakRSS);
+  v("program_bytes", r.programBytes);
+}
+
 Q2_JSON_FIELDS(BlockRecord) {
   v("num_qubits", r.numQubits);
   v("num_controls", r.numControls);
@@ -234,6 +251,7 @@ Q2_JSON_FIELDS(ProfileReport) {
   v.optional("parameters", r.parameters);
   v("options", r.options);
   v.optional("cache", r.cache);
+  v.optional("phase_a", r.phaseA);
   v("phase_b", r.phaseB);
   v.optional("phase_c", r.phaseC);
   v("lifetime_peak_rss_bytes", r.lifetimePeakRSS);

@@ -475,7 +475,7 @@ void ProfilingSession::exportTrace(ChromeTrace &trace) const {
   trace.setThreadName(0, "compiler");
   for (const StageRecord &s : stages())
     trace.addComplete(s.name, "stage", s.begin.elapsedS, s.wallS, 0,
-                      {{"peak_rss_mb", double(s.peakRSS) / (1 << 20)},
+                      {{"peak_rss_mb", double(s.peakRSS) / 1e6},
                        {"peak_source", s.peakSource},
                        {"cpu_s", s.cpuS},
                        {"kind", toString(s.kind).str()}});
@@ -485,7 +485,7 @@ void ProfilingSession::exportTrace(ChromeTrace &trace) const {
     if (!p.finished)
       continue;
     TraceArgs args = {{"op", p.opName},
-                      {"rss_delta_mb", double(p.rssDelta) / (1 << 20)},
+                      {"rss_delta_mb", double(p.rssDelta) / 1e6},
                       {"cpu_s", p.cpuS}};
     if (p.irAfter)
       args.emplace_back("ir_bytes", double(p.irAfter->bytes));
@@ -494,8 +494,8 @@ void ProfilingSession::exportTrace(ChromeTrace &trace) const {
   }
   for (const MemorySnapshot &s : snapshots())
     trace.addInstant(s.label, s.elapsedS,
-                     {{"rss_mb", double(s.status.vmRSS) / (1 << 20)},
-                      {"heap_mb", double(s.heap.inUse) / (1 << 20)}});
+                     {{"rss_mb", double(s.status.vmRSS) / 1e6},
+                      {"heap_mb", double(s.heap.inUse) / 1e6}});
   if (impl->sampler)
     impl->sampler->exportTrace(trace);
 }

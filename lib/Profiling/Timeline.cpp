@@ -730,5 +730,5 @@ TimelineRecord TimelineSampler::record(bool withSamples) const {
 
 void TimelineSampler::exportTrace(ChromeTrace &trace) const {
   for (const TimelineSample &s : samples())
-    trace.addCounter("RSS", s.t, {{"rss_mb", double(s.rss) / (1 << 20)}});
+    trace.addCounter("RSS", s.t, {{"rss_mb", double(s.rss) / 1e6}});
 }

@@ -3,6 +3,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace q2;
 using namespace q2::qpe;
 namespace ham = q2::hamiltonian;
@@ -58,4 +60,36 @@ q2::qpe::planProgram(const ham::QubitHamiltonian &h,
     }
   }
   return out;
+}
+
+llvm::Expected<PreparedProgram>
+q2::qpe::prepareProgram(const ham::QubitHamiltonian &h,
+                        const ProgramRequest &req) {
+  if (req.order != 1 && req.order != 2)
+    return llvm::createStringError(
+        llvm::formatv("Trotter order must be 1 or 2, got {0}", req.order));
+  auto params = ham::computeQPEParameters(h, req.nEst, req.resolution,
+                                          req.window);
+  if (!params)
+    return params.takeError();
+  PreparedProgram out;
+  out.params = std::move(*params);
+  if (req.baseTime) {
+    out.params.baseTime = *req.baseTime;
+    // The bins follow t: resolution = 2 pi / (2^n_est t).
+    out.params.resolution =
+        2 * M_PI /
+        (std::ldexp(1.0, int(out.params.nEst)) * out.params.baseTime);
+  }
+  if (req.energyShift)
+    out.params.energyShift = *req.energyShift;
+  out.options.mode = req.mode;
+  out.options.order = req.order;
+  out.options.power = req.power;
+  out.options.unroll = req.unroll;
+  auto plan = planProgram(h, out.params, req.nTrotter, out.options);
+  if (!plan)
+    return plan.takeError();
+  out.plan = std::move(*plan);
+  return std::move(out);
 }

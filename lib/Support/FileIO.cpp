@@ -301,36 +301,50 @@ Error q2::checkDistinctPaths(ArrayRef<NamedPath> inputs,
 Expected<q2::FileLock> q2::FileLock::acquire(StringRef lockPath, bool wait,
                                              StringRef what) {
   SmallString<256> p(lockPath);
-  int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return errnoError(lockPath, "cannot create lock", errno);
-  int rc;
-  do
-    rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
-  while (rc != 0 && errno == EINTR);
-  if (rc != 0) {
-    int err = errno;
+  for (;;) {
+    int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+      return errnoError(lockPath, "cannot create lock", errno);
+    int rc;
+    do
+      rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK)
+        return createStringError(
+            (what.empty() ? Twine("'") + lockPath + "'" : Twine(what)) +
+            " is in use by another process (lock '" + lockPath + "')");
+      return errnoError(lockPath, "cannot lock", err);
+    }
+    // The previous holder may have removed the file between our open and
+    // our flock: then we hold a lock on a file nobody else will open.
+    struct stat held, named;
+    if (::fstat(fd, &held) == 0 && ::stat(p.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+      return FileLock(fd, std::string(p));
     ::close(fd);
-    if (err == EWOULDBLOCK)
-      return createStringError(
-          (what.empty() ? Twine("'") + lockPath + "'" : Twine(what)) +
-          " is in use by another process (lock '" + lockPath + "')");
-    return errnoError(lockPath, "cannot lock", err);
   }
-  return FileLock(fd);
+}
+
+void q2::FileLock::release() {
+  if (fd < 0)
+    return;
+  // Unlink while still holding the lock (see acquire()), then unlock.
+  ::unlink(path.c_str());
+  ::close(fd);
+  fd = -1;
 }
 
 q2::FileLock &q2::FileLock::operator=(FileLock &&other) noexcept {
   if (this != &other) {
-    if (fd >= 0)
-      ::close(fd);
+    release();
     fd = other.fd;
+    path = std::move(other.path);
     other.fd = -1;
   }
   return *this;
 }
 
-q2::FileLock::~FileLock() {
-  if (fd >= 0)
-    ::close(fd); // releases the flock
-}
+q2::FileLock::~FileLock() { release(); }

@@ -41,7 +41,7 @@ __all__ = [
     "Record", "take_snapshot", "read_proc_status", "read_smaps_rollup",
     "MemoryTimeline", "profile_section", "profile_function",
     "ProfilingStats", "default_stats", "measure_command",
-    "analyze_ir_stages", "compile", "CompileResult", "Circuit",
+    "analyze_ir_stages", "compile", "CompileResult", "Circuit", "Energy",
     "build_program", "run_single_profile", "run_both_modes", "run_sweep",
     "SweepResult", "load_results", "read_report", "plot_sweep",
 ]
@@ -455,16 +455,65 @@ def build_program(hamiltonian, n_est=None, n_trotter=None, mode="dynamic",
                              order, power, unroll, resolution)
 
 
+class Energy(float):
+    """A decoded QPE energy in Hartree: a float that says how far to trust it
+    (docs/energies.md). ``resolution`` is the bin width (read the energy as
+    value +- resolution); ``exact`` the sector's exact ground energy when the
+    program carries it and the call used the default coefficients, else
+    None; ``error`` = (value - exact) / resolution, in resolutions (within
+    +-1 is what q2-qpe's defaults promise), or None."""
+
+    __slots__ = ("resolution", "exact")
+
+    def __new__(cls, value, resolution, exact=None):
+        e = super().__new__(cls, value)
+        e.resolution = resolution
+        e.exact = exact
+        return e
+
+    @property
+    def error(self):
+        if self.exact is None or not self.resolution:
+            return None
+        return (float(self) - self.exact) / self.resolution
+
+    def __str__(self):
+        s = "%.6f Ha (resolution %.6f Ha" % (float(self), self.resolution)
+        if self.exact is not None:
+            s += "; exact %.6f Ha, error %+.2f resolutions" % (self.exact,
+                                                              self.error)
+        return s + ")"
+
+    def __repr__(self):
+        return "Energy(" + str(self) + ")"
+
+    def __reduce__(self):
+        return (Energy, (float(self), self.resolution, self.exact))
+
+
+def _energy_type(metadata):
+    """What the native circuit calls to make each call's energy."""
+    resolution = metadata["resolution"]
+    exact = metadata.get("exact_energy")
+
+    def make(value, default_coeffs):
+        return Energy(value, resolution, exact if default_coeffs else None)
+    return make
+
+
 class Circuit:
     """A compiled program loaded into this process. ``circuit(coeffs)``
     returns ``(probabilities, energy)``: a NumPy array of 2^n_est floats
     written by the runtime (pass ``out=`` to reuse one) and the decoded QPE
-    energy. ``coeffs`` None means the program's default coefficients (the
-    only choice for mode="fixed"). The GIL is released during the call;
-    calls of one circuit from several threads take turns."""
+    energy, an ``Energy`` (a float that also carries the resolution, and
+    for the default coefficients the exact energy and the error in
+    resolutions). ``coeffs`` None means the program's default coefficients
+    (the only choice for mode="fixed"). The GIL is released during the
+    call; calls of one circuit from several threads take turns."""
 
     def __init__(self, native):
         self._c = native
+        native.energy_type = _energy_type(native.metadata)
 
     def __call__(self, coeffs=None, out=None):
         return self._c(coeffs, out)

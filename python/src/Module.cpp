@@ -229,6 +229,9 @@ struct PyCircuit {
   /// Circuit is not thread-safe and calls run without the GIL: calls from
   /// several Python threads take turns.
   std::mutex busy;
+  /// energy_type(energy, default_coeffs) -> the returned energy (q2.Energy,
+  /// which says its resolution and error); None: a plain float.
+  py::object energyType = py::none();
 
   /// probabilities (a fresh array, or `out`) and the decoded energy.
   py::tuple
@@ -258,7 +261,10 @@ struct PyCircuit {
     }
     if (!*r)
       raise(r->takeError());
-    return py::make_tuple(std::move(probs), (*r)->energy);
+    if (energyType.is_none())
+      return py::make_tuple(std::move(probs), (*r)->energy);
+    return py::make_tuple(std::move(probs),
+                          energyType((*r)->energy, c.empty()));
   }
 };
 
@@ -654,6 +660,7 @@ PYBIND11_MODULE(_q2, m) {
                              })
       .def_property_readonly("n_probs",
                              [](const PyCircuit &c) { return c.nOut; })
+      .def_readwrite("energy_type", &PyCircuit::energyType)
       .def_property_readonly(
           "runtime_library",
           [](const PyCircuit &c) { return c.circuit->runtimeLibrary(); })

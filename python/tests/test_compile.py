@@ -50,6 +50,28 @@ def test_call_defaults_and_coeffs(h2):
     assert p4 is out or np.shares_memory(p4, out)
 
 
+def test_energy_says_how_far_to_trust_it(h2):
+    # The energy is a float carrying its resolution; for the default
+    # coefficients also the exact energy and the error in resolutions.
+    _, e = h2()
+    assert isinstance(e, float) and isinstance(e, q2.Energy)
+    md = h2.metadata
+    assert e.resolution == md.resolution and e.exact == md.exact_energy
+    assert e.error == pytest.approx((e - md.exact_energy) / md.resolution)
+    text = str(e)
+    assert "resolution %.6f Ha" % md.resolution in text
+    assert "exact %.6f Ha" % md.exact_energy in text
+    assert "error %+.2f resolutions" % e.error in text
+    assert repr(e).startswith("Energy(") and "%.6f" % e in repr(e)
+    # Other coefficients: the program's exact energy is not theirs.
+    _, e2 = h2(np.array(h2.circuit.default_coeffs) * 1.01)
+    assert e2.exact is None and e2.error is None
+    assert "exact" not in str(e2) and "resolution" in str(e2)
+    assert float(e + 0) == float(e)  # arithmetic gives plain floats
+    import pickle
+    assert pickle.loads(pickle.dumps(e)).exact == e.exact
+
+
 def test_call_errors(h2):
     with pytest.raises(ValueError):
         h2(np.ones(3))

@@ -6,7 +6,7 @@
 Top panel: the RSS timeline (phase_b.timeline.samples) with each stage as a
 shaded span and labelled, each stage's own peak (peak_rss_bytes) as a short
 bar over its span, and the highest sample annotated with its stage and pass.
-Bottom panel: IR size after each stage (phase_b.stages[].ir.bytes, KB, log
+Bottom panel: IR size after each stage (phase_b.stages[].ir.bytes, kB = 1e3 bytes, log
 scale), labelled with lines and amplification vs the previous stage.
 
 Needs matplotlib (Debian: python3-matplotlib, use /usr/bin/python3). Without
@@ -60,7 +60,7 @@ def main():
             t_end = stages[-1]["end"]["elapsed_s"]
             samples = [x for x in samples if x["t_s"] <= t_end]
             peak = None  # recomputed from the samples shown
-    MB = 1024.0 * 1024.0  # MiB, as in the profile table
+    MB = 1e6  # decimal MB, as in the profile table (docs/report.md)
 
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(11, 8.5),
                                    gridspec_kw={"height_ratios": [3, 2]})
@@ -112,13 +112,13 @@ def main():
     ir = [s for s in stages if s.get("ir")]
     if ir:
         names = [s["name"] for s in ir]
-        kb = [s["ir"]["bytes"] / 1024.0 for s in ir]
+        kb = [s["ir"]["bytes"] / 1e3 for s in ir]
         bars = ax2.bar(names, kb, color=[colors(stages.index(s) % 10) for s in ir])
         ax2.set_yscale("log")
-        ax2.set_ylabel("IR size after stage [KB, log]")
+        ax2.set_ylabel("IR size after stage [kB, log]")
         prev = None
         for bar, s in zip(bars, ir):
-            label = "%.1f KB" % (s["ir"]["bytes"] / 1024.0)
+            label = "%.1f kB" % (s["ir"]["bytes"] / 1e3)
             if s["ir"].get("kind") != "object":
                 label += "\n%d lines" % s["ir"]["lines"]
             if prev:

@@ -11,6 +11,7 @@
 #include "q2/Hamiltonian/Hamiltonian.h"
 #include "q2/QPE/ProgramPlan.h"
 #include "q2/QPE/QPEProgram.h"
+#include "q2/Support/CommandLine.h"
 #include "q2/Support/FileIO.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -32,7 +33,8 @@
 using namespace llvm;
 namespace ham = q2::hamiltonian;
 
-static cl::OptionCategory cat("q2-qpe options");
+// Named to sort before "Other options" (q2/Support/CommandLine.h).
+static cl::OptionCategory cat("Hamiltonian and program options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<hamiltonian>"),
                                       cl::cat(cat));
 static cl::opt<std::string>
@@ -232,6 +234,9 @@ static int printInfo(const ham::QubitHamiltonian &h,
                   {"total_steps", tp->totalSteps}};
       if (qp.plan->automatic)
         j["qpe"]["trotter_target"] = tp->targetEnergyError;
+      if (exact)
+        j["qpe"]["hf_error_resolutions"] =
+            (exact->hfEnergy - exact->groundEnergy) / qp.params->resolution;
     } else {
       j["qpe_error"] = qp.error;
     }
@@ -268,6 +273,14 @@ static int printInfo(const ham::QubitHamiltonian &h,
                       qp.plan->automatic
                           ? formatv(" (target {0:F2})", tp->fraction).str()
                           : std::string());
+    // What a run of this program should print, so the reader knows how
+    // far to trust it (docs/energies.md).
+    if (exact)
+      outs() << formatv("expected energy  {0} Ha +- {1:F6} Ha (exact +- one "
+                        "resolution; HF is {2:F2} resolutions above exact)\n",
+                        ha(exact->groundEnergy), qp.params->resolution,
+                        (exact->hfEnergy - exact->groundEnergy) /
+                            qp.params->resolution);
   } else {
     outs() << "QPE plan         unavailable: " << qp.error << "\n";
   }
@@ -282,7 +295,7 @@ static int printInfo(const ham::QubitHamiltonian &h,
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(cat);
+  q2::organizeHelp({&cat});
   cl::ParseCommandLineOptions(
       argc, argv,
       "q2-qpe: writes the stage-0 QPE program (MLIR) for a Hamiltonian\n\n"
@@ -330,6 +343,9 @@ int main(int argc, char **argv) {
                           q2::qpe::kMaxWireSteps, std::string(nTrotter)));
     explicitSteps = n;
   }
+  if (order != 1 && order != 2)
+    return fail(formatv("Trotter order must be 1 or 2, got {0}",
+                        unsigned(order)));
   std::unique_ptr<ham::Psi4Run> psi4Run;
   nlohmann::json psi4Result;
   std::string hamFile = inputFile;
@@ -358,50 +374,35 @@ int main(int argc, char **argv) {
         }))
       return fail(toString(std::move(e))); // names the file
   }
-  std::optional<std::pair<double, double>> win;
-  if (!window.empty()) {
-    if (window.size() != 2 || !(window[0] < window[1]))
-      return fail("--window needs lo,hi with lo < hi");
-    win = std::make_pair(window[0], window[1]);
-  }
-  std::optional<unsigned> est;
+  // One request, planned by the same function as q2-opt's Hamiltonian
+  // inputs and Python (q2::qpe::prepareProgram).
+  q2::qpe::ProgramRequest req;
   if (nEst.getNumOccurrences())
-    est = nEst;
-  q2::qpe::QPEOptions opts;
-  opts.mode = mode;
-  opts.order = order;
-  opts.power = power;
-  opts.unroll = unroll;
-  if (order != 1 && order != 2)
-    return fail(formatv("Trotter order must be 1 or 2, got {0}",
-                        unsigned(order)));
+    req.nEst = nEst;
+  req.nTrotter = explicitSteps;
+  req.mode = mode;
+  req.order = order;
+  req.power = power;
+  req.unroll = unroll;
+  req.resolution = resolution;
+  if (!window.empty())
+    req.window = std::make_pair(window[0], window[1]);
+  if (baseTime.getNumOccurrences())
+    req.baseTime = baseTime;
+  if (energyShift.getNumOccurrences())
+    req.energyShift = energyShift;
 
   // Plan before writing anything: parameters, steps, reference energies.
   InfoPlan qp;
-  Expected<ham::QPEParameters> params =
-      ham::computeQPEParameters(*h, est, resolution, win);
-  if (params) {
-    if (baseTime.getNumOccurrences()) {
-      params->baseTime = baseTime;
-      // The bins follow t: resolution = 2 pi / (2^n_est t).
-      params->resolution = 2 * M_PI / (std::ldexp(1.0, int(params->nEst)) *
-                                       params->baseTime);
-    }
-    if (energyShift.getNumOccurrences())
-      params->energyShift = energyShift;
-    qp.params = *params;
-    auto plan = q2::qpe::planProgram(*h, *params, explicitSteps, opts);
-    if (plan)
-      qp.plan = std::move(*plan);
-    else
-      qp.error = toString(plan.takeError());
+  Expected<q2::qpe::PreparedProgram> prepared = q2::qpe::prepareProgram(*h, req);
+  if (prepared) {
+    qp.params = prepared->params;
+    qp.plan = prepared->plan;
   } else {
-    qp.error = toString(params.takeError());
+    qp.error = toString(prepared.takeError());
   }
   if (info)
     return printInfo(*h, psi4Result, qp);
-  if (!params)
-    return fail(qp.error);
   if (!qp.plan)
     return fail(qp.error);
   const ham::TrotterPlan &tp = qp.plan->trotter;
@@ -415,7 +416,8 @@ int main(int argc, char **argv) {
                    tp.maxEnergyError / tp.resolution);
 
   mlir::MLIRContext ctx;
-  auto module = q2::qpe::buildQPEProgram(ctx, *h, *params, opts);
+  auto module =
+      q2::qpe::buildQPEProgram(ctx, *h, prepared->params, prepared->options);
   if (!module)
     return fail(toString(module.takeError()));
   // Temporary file + rename: a failed or killed run leaves no partial file.

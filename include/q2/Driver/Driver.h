@@ -18,6 +18,7 @@
 #include "q2/Pipeline/Pipeline.h"
 #include "q2/Profiling/Report.h"
 #include "q2/Profiling/Timeline.h"
+#include "q2/QPE/ProgramRequest.h"
 #include "q2/QPE/QPEMetadata.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -35,6 +36,10 @@ class DialectRegistry;
 namespace q2::jit {
 class QPEExecutable;
 } // namespace q2::jit
+
+namespace q2::hamiltonian {
+struct QubitHamiltonian;
+} // namespace q2::hamiltonian
 
 namespace q2::driver {
 
@@ -68,6 +73,11 @@ struct DriverOptions {
   std::string cacheDir;
   std::string irDir;
   Keep keep = Keep::Stage;
+  /// Phase A, for a Hamiltonian input (FCIDUMP, qubit JSON, OpenFermion
+  /// terms): what to build, with q2-qpe's defaults. `programFlag` names the
+  /// first Phase A flag given (--n-est, ...), refused for other inputs.
+  qpe::ProgramRequest program;
+  std::string programFlag;
   /// Apply MLIR's pass-manager command-line options (--mlir-timing, ...)
   /// to every stage; set for command lines, off for embedders that never
   /// registered those options.
@@ -112,20 +122,18 @@ compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
                const pipeline::PipelineOptions &opts, bool profile,
                mlir::DialectRegistry &registry, llvm::StringRef irDir = "");
 
-/// What q2-qpe builds from a Hamiltonian (its defaults).
-struct ProgramSpec {
-  std::optional<unsigned> nEst; ///< none: chosen from `resolution`
-  std::optional<unsigned> nTrotter; ///< none: from the Trotter bound (auto)
-  qpe::Mode mode = qpe::Mode::Dynamic;
-  unsigned order = 2;
-  qpe::Power power = qpe::Power::Repeat;
-  bool unroll = false;
-  double resolution = 3e-3; ///< Hartree
-};
+/// What q2-qpe builds from a Hamiltonian (its defaults): the one request
+/// type of q2-qpe, q2-opt's Hamiltonian inputs and Python.
+using ProgramSpec = qpe::ProgramRequest;
 /// The stage-0 program (MLIR text, as `q2-qpe FILE ... -o -` prints it) for
 /// the Hamiltonian in `path` (FCIDUMP, qubit JSON or term lines).
 llvm::Expected<std::string> buildProgramText(llvm::StringRef path,
                                              const ProgramSpec &spec);
+/// The same for a Hamiltonian already loaded (q2-opt's Phase A measures the
+/// load and the build apart).
+llvm::Expected<std::string>
+buildProgramText(const hamiltonian::QubitHamiltonian &h,
+                 const ProgramSpec &spec);
 
 /// The IR a `--ir-dir` directory holds, one entry per stage file present
 /// (0_Input.mlir .. 6_ObjectCode.o), in stage order: bytes and lines of the

@@ -99,6 +99,11 @@ HamiltonianFormat detectFormat(llvm::StringRef contents);
 
 /// Reads any supported file (FCIDUMP files go through jordanWigner).
 llvm::Expected<QubitHamiltonian> loadHamiltonian(llvm::StringRef path);
+/// The same for contents already read (`bufferName` in diagnostics, `stem`
+/// the name when the file has none).
+llvm::Expected<QubitHamiltonian> parseHamiltonianBuffer(llvm::StringRef contents,
+                                                        llvm::StringRef bufferName,
+                                                        llvm::StringRef stem);
 
 /// Writes \p h in the JSON schema above (atomically: temp file + rename).
 llvm::Error writeQubitHamiltonianJSON(const QubitHamiltonian &h,

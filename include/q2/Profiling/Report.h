@@ -55,6 +55,25 @@ struct CacheRecord {
   std::string status; ///< "hit", "miss" or "corrupt" (then recompiled)
 };
 
+/// Phase A run inside q2-opt (a Hamiltonian input): the Hamiltonian read
+/// and mapped to qubits, then the stage-0 program planned and built, as
+/// q2-qpe does. Its two stages ("Hamiltonian", "Program", kind input) are
+/// in phase_b.stages before "Input"; this is their summary.
+struct PhaseARecord {
+  std::string format; ///< "fcidump", "json" or "openfermion"
+  uint64_t nQubits = 0, nElectrons = 0;
+  uint64_t nTerms = 0; ///< Pauli terms of the qubit Hamiltonian
+  /// The request (what was asked; what was built is `parameters`).
+  std::optional<uint64_t> nEst;     ///< null: from the resolution
+  std::optional<uint64_t> nTrotter; ///< null: auto
+  double resolution = 0;            ///< Ha, the target
+  std::string mode;
+  /// Wall seconds of the two stages and of both; CPU seconds of both.
+  double hamiltonianS = 0, programS = 0, wallS = 0, cpuS = 0;
+  uint64_t peakRSS = 0;      ///< the higher stage peak
+  uint64_t programBytes = 0; ///< the program text handed to Input
+};
+
 /// How the runtime applied one kind of powered block (quantum.power) in one
 /// call (docs/execution.md).
 struct BlockRecord {
@@ -119,6 +138,7 @@ struct ProfileReport {
   /// Every pipeline option plus the driver's own (profile_passes, ...).
   std::map<std::string, OptionValue> options;
   std::optional<CacheRecord> cache;
+  std::optional<PhaseARecord> phaseA; ///< a Hamiltonian input only
   /// The profiling session: input, compile and run stages, passes, timeline.
   SessionRecord phaseB;
   std::optional<PhaseCRecord> phaseC;

@@ -12,10 +12,12 @@
 
 #include "q2/Hamiltonian/ExactSolver.h"
 #include "q2/Hamiltonian/TrotterError.h"
+#include "q2/QPE/ProgramRequest.h"
 #include "q2/QPE/QPEProgram.h"
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace q2::qpe {
 
@@ -40,6 +42,21 @@ planProgram(const hamiltonian::QubitHamiltonian &h,
             std::optional<uint64_t> nTrotter, QPEOptions &options,
             double fraction = hamiltonian::kDefaultTrotterErrorFraction,
             size_t maxSectorDim = hamiltonian::kDefaultMaxSectorDim);
+
+/// A request resolved against a Hamiltonian: what buildQPEProgram takes.
+struct PreparedProgram {
+  hamiltonian::QPEParameters params;
+  ProgramPlan plan;
+  QPEOptions options; ///< steps, bound and reference energies filled in
+};
+
+/// The QPE parameters (n_est from the resolution and window unless given,
+/// then the base-time and energy-shift overrides), the plan (planProgram)
+/// and the builder's options, as q2-qpe decides them. Errors: an order
+/// other than 1 or 2, those of computeQPEParameters and planProgram.
+llvm::Expected<PreparedProgram>
+prepareProgram(const hamiltonian::QubitHamiltonian &h,
+               const ProgramRequest &request);
 
 } // namespace q2::qpe
 

@@ -77,21 +77,29 @@ unsigned removeStaleTemporaries(llvm::StringRef target);
 bool isTemporaryName(llvm::StringRef name);
 
 /// An exclusive advisory lock (flock) on `lockPath`, which is created if
-/// missing and left in place; released on destruction (and by the kernel
-/// when the process dies, so a killed holder never leaves it stuck).
+/// missing and removed again on release (destruction); the kernel releases
+/// it when the process dies, so a killed holder never leaves it stuck, only
+/// an unlocked file that the next holder takes over and removes. Removal is
+/// safe: a holder unlinks before unlocking, and acquire() retries when the
+/// file it locked is no longer the one at `lockPath`.
 class FileLock {
 public:
   /// `wait` false: fail at once (naming `what`) when another holder has it.
   static llvm::Expected<FileLock> acquire(llvm::StringRef lockPath,
                                           bool wait = true,
                                           llvm::StringRef what = "");
-  FileLock(FileLock &&other) noexcept : fd(other.fd) { other.fd = -1; }
+  FileLock(FileLock &&other) noexcept
+      : fd(other.fd), path(std::move(other.path)) {
+    other.fd = -1;
+  }
   FileLock &operator=(FileLock &&other) noexcept;
   ~FileLock();
 
 private:
-  explicit FileLock(int fd) : fd(fd) {}
+  FileLock(int fd, std::string path) : fd(fd), path(std::move(path)) {}
+  void release();
   int fd = -1;
+  std::string path;
 };
 
 } // namespace q2

@@ -60,14 +60,14 @@ TEST(ProfReport, AppendCreatesThenAppends) {
   EXPECT_EQ(doc->snapshots[0].snapshot.label, "a");
   EXPECT_EQ(doc->snapshots[1].snapshot.label, "b");
   EXPECT_EQ(doc->snapshots[1].index, 1u);
-  // No temporary files left behind (the lock file stays, by design).
+  // No temporary or lock files left behind.
   std::error_code ec;
   std::vector<std::string> names;
   for (llvm::sys::fs::directory_iterator it(dir.path, ec), end;
        !ec && it != end; it.increment(ec))
     names.push_back(llvm::sys::path::filename(it->path()).str());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"snap.json", "snap.json.lock"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"snap.json"}));
 }
 
 TEST(ProfReport, ConcurrentAppendersLoseNothing) {
@@ -295,10 +295,11 @@ TEST(ProfReport, StageTableComputesAmplification) {
   st[0].name = "HLOLowering";
   st[0].wallS = 1.5;
   st[0].cpuS = 1.25;
-  st[0].end.status.vmRSS = 100u << 20;
-  st[0].peakRSS = 150u << 20;
+  // Decimal units (docs/report.md): 150e6 bytes is 150.0 MB (143.1 MiB).
+  st[0].end.status.vmRSS = 100000000;
+  st[0].peakRSS = 150000000;
   st[0].peakSource = "kernel_hwm";
-  st[0].end.heap.inUse = 40u << 20;
+  st[0].end.heap.inUse = 40000000;
   st[0].ir = IRMetrics{"mlir", 10240, 100, 50, {}};
   st[1].name = "NoIR";
   st[1].peakSource = "sampled";
@@ -312,12 +313,15 @@ TEST(ProfReport, StageTableComputesAmplification) {
   EXPECT_TRUE(lines[1].contains("HLOLowering")) << t;
   EXPECT_TRUE(lines[1].contains("1.500")) << t;
   EXPECT_TRUE(lines[1].contains("150.0 hwm")) << t;
-  EXPECT_TRUE(lines[1].contains("10.0")) << t;      // IR KB
+  EXPECT_TRUE(lines[0].contains("RSS MB") && lines[0].contains("IR kB")) << t;
+  EXPECT_TRUE(lines[1].contains(" 100.0 ")) << t;   // RSS MB
+  EXPECT_TRUE(lines[1].contains(" 40.0 ")) << t;    // heap MB
+  EXPECT_TRUE(lines[1].contains("10.2")) << t;      // IR kB (10240 bytes)
   EXPECT_TRUE(lines[1].trim().ends_with("-")) << t; // no previous IR
   EXPECT_TRUE(lines[2].contains("smp")) << t;
   // 634880 / 10240 = 62: amplification against the last stage with IR.
   EXPECT_TRUE(lines[3].trim().ends_with("62.00x")) << t;
-  EXPECT_TRUE(lines[3].contains("620.0")) << t;
+  EXPECT_TRUE(lines[3].contains("634.9")) << t; // kB
 }
 
 TEST(ProfReport, PassTableSortsByWall) {

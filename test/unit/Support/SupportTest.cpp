@@ -10,6 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -175,9 +179,43 @@ TEST(SupportLock, SecondHolderIsRefusedWithoutWaiting) {
   EXPECT_NE(msg.find("sweep dir is in use by another process"),
             std::string::npos)
       << msg;
+  EXPECT_TRUE(llvm::sys::fs::exists(lockPath));
   { FileLock released = std::move(*first); }
+  // Released: the file is gone, and the lock can be taken again.
+  EXPECT_FALSE(llvm::sys::fs::exists(lockPath));
   auto again = FileLock::acquire(lockPath, false);
   EXPECT_TRUE(bool(again)) << text(again.takeError());
+  FileLock moved(std::move(*again));
+  moved = FileLock(std::move(*FileLock::acquire(d.file("other.lock"))));
+  EXPECT_FALSE(llvm::sys::fs::exists(lockPath)); // released by the assignment
+  EXPECT_TRUE(llvm::sys::fs::exists(d.file("other.lock")));
+}
+
+TEST(SupportLock, HoldersOfARemovedFileRetry) {
+  // Threads taking and releasing one lock: each acquisition must be
+  // exclusive although every release removes the file. A waiter blocked in
+  // flock() on the removed file would get it while the next taker creates
+  // and locks a new one: acquire() must notice and retry. (The sleep keeps
+  // holders inside long enough for such an overlap to be seen.)
+  TempDir d;
+  std::string lockPath = d.file("x.lock");
+  std::atomic<int> inside{0}, overlaps{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&] {
+      for (int i = 0; i < 100; ++i) {
+        auto l = FileLock::acquire(lockPath);
+        ASSERT_TRUE(bool(l)) << text(l.takeError());
+        if (inside.fetch_add(1) != 0)
+          ++overlaps;
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        inside.fetch_sub(1);
+      }
+    });
+  for (std::thread &t : ts)
+    t.join();
+  EXPECT_EQ(overlaps.load(), 0);
+  EXPECT_FALSE(llvm::sys::fs::exists(lockPath));
 }
 
 TEST(SupportBuildID, IsStableAndNotEmpty) {

@@ -1,0 +1,36 @@
+"""Checks that q2-opt's table, footer and trace show report bytes / 1e6."""
+import json
+import re
+import sys
+
+out, report, trace = sys.argv[1:4]
+text = open(out).read()
+r = json.load(open(report))
+stages = {s["name"]: s for s in r["phase_b"]["stages"]}
+rows = 0
+for line in text.splitlines():
+    f = line.split()
+    if len(f) > 6 and f[0] in stages and f[5] in ("hwm", "smp"):
+        s = stages[f[0]]
+        # RSS MB, Peak MB, Heap MB as printed (%.1f) from the report's bytes.
+        for printed, b in ((f[3], s["end"]["status"]["vm_rss_bytes"]),
+                           (f[4], s["peak_rss_bytes"]),
+                           (f[6], s["end"]["heap"]["heap_in_use_bytes"])):
+            assert printed == "%.1f" % (b / 1e6), (line, printed, b)
+            # And not MiB (they differ by 4.9 %, far more than rounding).
+            assert printed != "%.1f" % (b / 2**20), (line, printed, b)
+        rows += 1
+print("table rows %d, all peaks decimal MB" % rows)
+m = re.search(r"lifetime peak RSS: ([0-9.]+) MB", text)
+assert m.group(1) == "%.1f" % (r["lifetime_peak_rss_bytes"] / 1e6), m.group(0)
+print("footer decimal MB")
+t = json.load(open(trace))
+events = t["traceEvents"] if isinstance(t, dict) else t
+checked = 0
+for e in events:
+    a = e.get("args") or {}
+    if e.get("ph") == "X" and "peak_rss_mb" in a and e.get("name") in stages:
+        assert abs(a["peak_rss_mb"] - stages[e["name"]]["peak_rss_bytes"] / 1e6) < 1e-6, e
+        checked += 1
+assert checked > 0
+print("trace decimal MB")
