@@ -788,7 +788,7 @@ def report_columns(point):
         out["timeline_peak_mb"] = tl["peak"]["rss_bytes"] / 1e6
     for x in stages:
         if x.get("ir"):
-            out[f"ir_kb_{x['name']}"] = x["ir"]["bytes"] / 1024.0
+            out[f"ir_kb_{x['name']}"] = x["ir"]["bytes"] / 1e3
             out[f"ir_lines_{x['name']}"] = x["ir"]["lines"]
     return out
 

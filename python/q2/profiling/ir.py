@@ -100,7 +100,7 @@ def analyze_ir_stages(compiled_fn, stages=None):
     directory. ``stages``: names (q2's or Catalyst's), default
     COMPILATION_STAGES; each entry is named as given. Stages with no IR
     (not kept, not profiled) are left out, so a compile without either
-    gives []. KB = 1024 bytes; ObjectCode's "lines" are 0."""
+    gives []. KB = 1e3 bytes (decimal, as the table's "IR kB"); ObjectCode's "lines" are 0."""
     names, canon = _stages_arg(stages)
     found = {}
     ir_dir = None
@@ -113,7 +113,7 @@ def analyze_ir_stages(compiled_fn, stages=None):
             for st in compiled_fn.stages:
                 ir = st.get("ir")
                 if ir is not None:
-                    found[st.name] = (ir.bytes / 1024.0, int(ir.lines))
+                    found[st.name] = (ir.bytes / 1e3, int(ir.lines))
     else:
         raise TypeError("analyze_ir_stages: compiled_fn must be what "
                         "q2.compile or profile_qjit_compilation returned, "
@@ -121,5 +121,5 @@ def analyze_ir_stages(compiled_fn, stages=None):
     if ir_dir is not None:
         import q2
         for stage, nbytes, lines, _ops in q2.analyze_ir_stages(ir_dir):
-            found[stage] = (nbytes / 1024.0, int(lines))
+            found[stage] = (nbytes / 1e3, int(lines))
     return [(n, *found[c]) for n, c in zip(names, canon) if c in found]

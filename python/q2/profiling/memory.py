@@ -6,9 +6,9 @@ Layers: getrusage(RUSAGE_SELF/RUSAGE_CHILDREN) peaks, /proc status
 q2m3, the C/C++ heap (glibc mallinfo2: arena bytes in use + mmapped chunks,
 the same figure as the C++ library's HeapInfo.inUse) with a sampled peak.
 
-Units: the snapshot, status, smaps and timeline values are MB of 2^20 bytes
-(kB / 1024, as getrusage's kB); measure_command's are decimal MB (1e6
-bytes), as q2m3 documents for it.
+Units: every MB here is decimal, 1e6 bytes, as in q2-opt's table, the
+report and sweeps (docs/report.md, "One unit convention"): /proc's and
+getrusage's "kB" are KiB, so a value of N kB is N * 1024 / 1e6 MB.
 """
 import math
 import os
@@ -25,7 +25,8 @@ __all__ = ["MemorySnapshot", "ProfileResult", "read_proc_status",
            "read_smaps_rollup", "take_snapshot", "MemoryTimeline",
            "ParentSideMonitor", "measure_command", "read_heap"]
 
-_MiB = float(1 << 20)
+MB = 1e6  # bytes per MB, the one unit of every *_mb value
+_KIB_PER_MB = 1024.0 / MB
 
 
 def _define_dataclasses():
@@ -36,7 +37,7 @@ def _define_dataclasses():
 
     @dataclasses.dataclass
     class MemorySnapshot:
-        """All layers at one instant (MB = 2^20 bytes)."""
+        """All layers at one instant (MB = 1e6 bytes)."""
         label: str
         rss_mb: float
         vm_peak_mb: float
@@ -147,7 +148,7 @@ def _read_kb_lines(path):
         parts = rest.split()
         if len(parts) == 2 and parts[1] == "kB":
             try:
-                out[key] = int(parts[0]) / 1024.0
+                out[key] = int(parts[0]) * _KIB_PER_MB
             except ValueError:
                 pass
     return out
@@ -216,7 +217,7 @@ def read_heap():
     b = _heap_bytes()
     if b is None:
         return 0.0, 0.0
-    return b / _MiB, _heap_peak / _MiB
+    return b / MB, _heap_peak / MB
 
 
 def _reset_heap_peak():
@@ -247,9 +248,9 @@ def take_snapshot(label):
     _ensure_dataclasses()
     return MemorySnapshot(
         label=label, rss_mb=st.get("VmRSS", 0.0),
-        vm_peak_mb=st.get("VmPeak", 0.0), maxrss_mb=ru.ru_maxrss / 1024.0,
-        maxrss_children_mb=ruc.ru_maxrss / 1024.0,
-        tracemalloc_peak_mb=peak / _MiB, tracemalloc_current_mb=cur / _MiB,
+        vm_peak_mb=st.get("VmPeak", 0.0), maxrss_mb=ru.ru_maxrss * _KIB_PER_MB,
+        maxrss_children_mb=ruc.ru_maxrss * _KIB_PER_MB,
+        tracemalloc_peak_mb=peak / MB, tracemalloc_current_mb=cur / MB,
         hwm_mb=st.get("VmHWM", 0.0), heap_in_use_mb=heap,
         heap_peak_mb=heap_peak)
 
@@ -321,10 +322,10 @@ class MemoryTimeline:
         heap = _heap_bytes(self._own_bytes())
         capture = False
         with self._lock:
-            self.samples.append((t, rss / _MiB))
+            self.samples.append((t, rss / MB))
             if heap is not None:
-                self.heap_samples.append((t, heap / _MiB))
-                self.heap_peak_mb = max(self.heap_peak_mb, heap / _MiB)
+                self.heap_samples.append((t, heap / MB))
+                self.heap_peak_mb = max(self.heap_peak_mb, heap / MB)
             if rss > self._peak:
                 self._peak, self.peak_t_s = rss, t
                 # Each read walks the page tables: only when the peak grew
@@ -391,7 +392,7 @@ class MemoryTimeline:
     @property
     def peak(self):
         """Highest RSS sample, MB."""
-        return self._peak / _MiB
+        return self._peak / MB
 
     @property
     def peak_smaps(self):

@@ -18,7 +18,7 @@ import time
 import traceback
 
 from ._args import check_callback, check_int, check_mode, check_str
-from .memory import ParentSideMonitor, ProfileResult
+from .memory import MB, ParentSideMonitor, ProfileResult
 from .molecules import MOLECULES, MoleculeConfig, molecule_arg
 
 __all__ = ["MOLECULES", "MoleculeConfig", "H2_SWEEP_GRID",
@@ -37,7 +37,6 @@ CHILD_TIMEOUT_S = 900.0
 #: ParentSideMonitor interval for the isolated runs.
 MONITOR_INTERVAL_S = 0.01
 
-_MiB = float(1 << 20)
 
 
 def _progress(cb, msg):
@@ -86,7 +85,7 @@ def _one_mode(mol, mode, n_est, n_trotter, a, ir_dir, on_progress):
         energy_error=(abs(energy - exact) if energy is not None and
                       exact is not None else None),
         compile_s=fn.compile_s or 0.0,
-        compile_peak_mb=(fn.compile_peak_rss or 0) / _MiB,
+        compile_peak_mb=(fn.compile_peak_rss or 0) / MB,
         heap_peak_mb=max(snap_a.heap_peak_mb, snap_b.heap_peak_mb,
                          snap_c.heap_peak_mb),
         wall_s=snap_a.elapsed_s + time.perf_counter() - t0, pid=os.getpid())

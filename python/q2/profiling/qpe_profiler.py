@@ -27,7 +27,7 @@ import time
 from . import memory as _memory
 from ._args import check_bool, check_int
 from .ir import analyze_ir_stages, ir_output_dir
-from .memory import MemoryTimeline, take_snapshot
+from .memory import MB, MemoryTimeline, take_snapshot
 from .molecules import molecule_arg
 
 __all__ = ["profile_hamiltonian_build", "profile_qjit_compilation",
@@ -36,7 +36,6 @@ __all__ = ["profile_hamiltonian_build", "profile_qjit_compilation",
 #: MemoryTimeline interval of Phase B (q2's compiles take milliseconds).
 TIMELINE_INTERVAL_S = 0.005
 
-_MiB = float(1 << 20)
 
 
 def profile_hamiltonian_build(mol, n_est, n_trotter):
@@ -156,18 +155,18 @@ def _stage_rows(res, tl):
     for st in res.stages:
         heap_b = st.begin.get("heap")
         heap_e = st.end.get("heap")
-        bounds = [h.heap_in_use_bytes / _MiB for h in (heap_b, heap_e) if h]
+        bounds = [h.heap_in_use_bytes / MB for h in (heap_b, heap_e) if h]
         sampled = tl.heap_peak_between(st.begin.unix_time_s,
                                        st.end.unix_time_s)
         ir = st.get("ir")
         rows.append({
             "name": st.name, "wall_s": st.wall_s,
-            "peak_rss_mb": st.peak_rss_bytes / _MiB,
+            "peak_rss_mb": st.peak_rss_bytes / MB,
             "peak_source": st.peak_source,
-            "heap_after_mb": st.heap_after_bytes / _MiB,
+            "heap_after_mb": st.heap_after_bytes / MB,
             # Exact at the stage's ends, sampled in between.
             "heap_peak_mb": max(bounds + ([sampled] if sampled else [])),
-            "ir_kb": ir.bytes / 1024.0 if ir else None,
+            "ir_kb": ir.bytes / 1e3 if ir else None,
             "ir_lines": int(ir.lines) if ir else None,
         })
     return rows
