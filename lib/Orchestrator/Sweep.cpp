@@ -6,6 +6,7 @@
 #include "RecordFields.h"
 #include "q2/Support/FileIO.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -781,7 +782,7 @@ q2::orch::loadResults(const std::vector<std::string> &Dirs) {
 
 namespace {
 struct Column {
-  const char *name;
+  std::string name;
   std::function<std::string(const PointRecord &)> get;
 };
 
@@ -813,10 +814,90 @@ phase(std::optional<MeasureRecord> PointPhases::*Which, F Get) {
   };
 }
 
-std::vector<Column> columns() {
+/// The first coefficient set Phase C ran, if the point has a report.
+const profiling::PhaseCSetRecord *firstSet(const PointRecord &P) {
+  if (!P.report || !P.report->phaseC || P.report->phaseC->sets.empty())
+    return nullptr;
+  return &P.report->phaseC->sets.front();
+}
+
+/// The columns a point's report adds (one row per point: the outcome, the
+/// compile peak, the timeline peak and IR size per stage). Stage columns
+/// follow the stages in the order the results first name them.
+void addReportColumns(std::vector<Column> &Cols,
+                      const std::vector<PointRecord> &Results) {
+  using R = const PointRecord &;
+  auto set = [](auto Get, int Prec) {
+    return [=](R P) {
+      const profiling::PhaseCSetRecord *S = firstSet(P);
+      return S ? fmt(Get(*S), Prec) : std::string();
+    };
+  };
+  using SetR = const profiling::PhaseCSetRecord &;
+  Cols.push_back({"prob_sum", set([](SetR S) { return S.probSum; }, 9)});
+  Cols.push_back({"energy", set([](SetR S) { return S.energy; }, 6)});
+  Cols.push_back({"resolution", set([](SetR S) { return S.resolution; }, 6)});
+  Cols.push_back({"exact_energy", [](R P) {
+                    const profiling::PhaseCSetRecord *S = firstSet(P);
+                    return S ? fmt(S->exactEnergy, 6) : std::string();
+                  }});
+  Cols.push_back({"energy_error", [](R P) {
+                    // |energy - exact| in Ha, as ProfileResult.energy_error.
+                    const profiling::PhaseCSetRecord *S = firstSet(P);
+                    if (!S || !S->exactEnergy)
+                      return std::string();
+                    return fmt(std::fabs(S->energy - *S->exactEnergy), 6);
+                  }});
+  Cols.push_back({"error_resolutions", [](R P) {
+                    const profiling::PhaseCSetRecord *S = firstSet(P);
+                    return S ? fmt(S->errorResolutions, 2) : std::string();
+                  }});
+  Cols.push_back({"compile_peak_mb", [](R P) {
+                    if (!P.report)
+                      return std::string();
+                    uint64_t Peak = 0;
+                    for (const auto &St : P.report->phaseB.stages)
+                      if (St.kind == profiling::StageKind::Compile)
+                        Peak = std::max(Peak, St.peakRSS);
+                    return Peak ? fmt(Peak / 1e6, 1) : std::string();
+                  }});
+  Cols.push_back({"timeline_peak_mb", [](R P) {
+                    if (!P.report || !P.report->phaseB.timeline ||
+                        !P.report->phaseB.timeline->peak)
+                      return std::string();
+                    return fmt(
+                        P.report->phaseB.timeline->peak->sample.rss / 1e6, 1);
+                  }});
+  std::vector<std::string> Stages;
+  for (const auto &P : Results)
+    if (P.report)
+      for (const auto &St : P.report->phaseB.stages)
+        if (St.ir && llvm::find(Stages, St.name) == Stages.end())
+          Stages.push_back(St.name);
+  for (const std::string &Name : Stages) {
+    auto ir = [Name](R P) -> const profiling::IRMetrics * {
+      if (!P.report)
+        return nullptr;
+      for (const auto &St : P.report->phaseB.stages)
+        if (St.name == Name && St.ir)
+          return &*St.ir;
+      return nullptr;
+    };
+    Cols.push_back({"ir_kb_" + Name, [ir](R P) {
+                      const profiling::IRMetrics *M = ir(P);
+                      return M ? fmt(M->bytes / 1e3, 1) : std::string();
+                    }});
+    Cols.push_back({"ir_lines_" + Name, [ir](R P) {
+                      const profiling::IRMetrics *M = ir(P);
+                      return M ? std::to_string(M->lines) : std::string();
+                    }});
+  }
+}
+
+std::vector<Column> columns(const std::vector<PointRecord> &Results) {
   using R = const PointRecord &;
   using M = const MeasureRecord &;
-  return {
+  std::vector<Column> Cols = {
       {"key", [](R P) { return P.key; }},
       {"molecule", [](R P) { return P.molecule; }},
       {"mode", [](R P) { return P.mode; }},
@@ -852,6 +933,8 @@ std::vector<Column> columns() {
       {"vmhwm_bc_mb",
        phase(&PointPhases::bc, [](M Ph) { return fmt(Ph.maxVmHwmMB, 1); })},
   };
+  addReportColumns(Cols, Results);
+  return Cols;
 }
 
 std::string csvEscape(const std::string &S) {
@@ -865,10 +948,10 @@ std::string csvEscape(const std::string &S) {
 } // namespace
 
 std::string q2::orch::summaryCsv(const std::vector<PointRecord> &Results) {
-  auto Cols = columns();
+  auto Cols = columns(Results);
   std::string Out;
   for (size_t I = 0; I < Cols.size(); ++I)
-    Out += (I ? "," : "") + std::string(Cols[I].name);
+    Out += (I ? "," : "") + Cols[I].name;
   Out += "\n";
   for (const auto &R : Results) {
     for (size_t I = 0; I < Cols.size(); ++I)
@@ -881,7 +964,7 @@ std::string q2::orch::summaryCsv(const std::vector<PointRecord> &Results) {
 std::string q2::orch::summaryTable(const std::vector<PointRecord> &Results) {
   // The table leaves out the columns that only matter for failures when
   // every point succeeded.
-  auto Cols = columns();
+  auto Cols = columns(Results);
   std::vector<std::vector<std::string>> Rows;
   Rows.emplace_back();
   for (const auto &C : Cols)
@@ -896,7 +979,9 @@ std::string q2::orch::summaryTable(const std::vector<PointRecord> &Results) {
   for (size_t Row = 0; Row < Rows.size(); ++Row)
     for (size_t I = 0; I < Cols.size(); ++I) {
       Width[I] = std::max(Width[I], Rows[Row][I].size());
-      if (Row > 0 && !Rows[Row][I].empty())
+      // IR size per stage is for summary.csv; the table stays readable.
+      if (Row > 0 && !Rows[Row][I].empty() &&
+          !llvm::StringRef(Cols[I].name).starts_with("ir_"))
         Used[I] = true;
     }
   std::string Out;

@@ -716,24 +716,10 @@ class SweepResult:
         return self._r.compile_seconds()
 
     def summary_csv(self):
-        """summary.csv's text (columns in docs/sweeps.md), plus per point
-        the columns of its report (``report_columns``): prob_sum, energy,
-        exact_energy, energy_error, compile_peak_mb, timeline_peak_mb and IR
-        KB/lines per stage."""
-        import csv
-        import io
-        rows = list(csv.reader(io.StringIO(self._r.summary_csv())))
-        extra = [report_columns(p) for p in self.points]
-        names = []
-        for e in extra:
-            names += [k for k in e if k not in names]
-        out = io.StringIO()
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(rows[0] + names)
-        for row, e in zip(rows[1:], extra):
-            w.writerow(row + ["" if e.get(k) is None else e[k]
-                              for k in names])
-        return out.getvalue()
+        """summary.csv's text, one row per point (columns in docs/sweeps.md:
+        the point's phases, then its report's prob_sum, energy and its
+        error, compile and timeline peaks, IR kB and lines per stage)."""
+        return self._r.summary_csv()
 
     def summary_table(self):
         return self._r.summary_table()
@@ -758,39 +744,6 @@ class SweepResult:
 
     def plot(self, sweep_dir, out=None):
         return plot_sweep(sweep_dir, out)
-
-
-def report_columns(point):
-    """What a point's report adds to its summary row (decimal MB, as the
-    sweep's columns): prob_sum, energy (of the first coefficient set),
-    exact_energy, energy_error, compile_peak_mb (highest stage peak),
-    timeline_peak_mb and, per stage, ir_kb_<stage> / ir_lines_<stage>."""
-    rep = point.get("report") if isinstance(point, Record) else None
-    if not rep:
-        return {}
-    rep = rep.to_dict()
-    out = {}
-    sets = (rep.get("phase_c") or {}).get("sets") or []
-    if sets:
-        st = sets[0]
-        out["prob_sum"] = st.get("prob_sum")
-        out["energy"] = st.get("energy")
-        out["exact_energy"] = st.get("exact_energy")
-        if st.get("energy") is not None and st.get("exact_energy") is not None:
-            out["energy_error"] = abs(st["energy"] - st["exact_energy"])
-    stages = (rep.get("phase_b") or {}).get("stages") or []
-    compile_stages = [x for x in stages if x.get("kind") == "compile"]
-    if compile_stages:
-        out["compile_peak_mb"] = max(x["peak_rss_bytes"]
-                                     for x in compile_stages) / 1e6
-    tl = (rep.get("phase_b") or {}).get("timeline") or {}
-    if tl.get("peak"):
-        out["timeline_peak_mb"] = tl["peak"]["rss_bytes"] / 1e6
-    for x in stages:
-        if x.get("ir"):
-            out[f"ir_kb_{x['name']}"] = x["ir"]["bytes"] / 1e3
-            out[f"ir_lines_{x['name']}"] = x["ir"]["lines"]
-    return out
 
 
 def _molecules(molecules):
