@@ -104,6 +104,33 @@ Expected<q2::FileLock> lockPoint(const SweepSpec &Spec, const PointId &Id) {
                                "point '" + Id.key() + "'");
 }
 
+/// When runPoint could not run a point because another process holds it
+/// (a --only sweep on the same directory), waits for that process and
+/// takes the result it wrote: the summary must not call a point failed
+/// that its own result.json calls ok. Other errors stay errors.
+Expected<PointResult> resultOfConcurrentRun(const SweepSpec &Spec,
+                                            const PointId &Id, Error Why) {
+  std::string ResultFile = joinPath(pointDir(Spec, Id), "result.json");
+  Expected<q2::FileLock> Held = q2::FileLock::acquire(
+      pointLockPath(Spec, Id), /*wait=*/true, "point '" + Id.key() + "'");
+  if (!Held) {
+    llvm::consumeError(Held.takeError());
+    return std::move(Why);
+  }
+  if (!llvm::sys::fs::exists(ResultFile))
+    return std::move(Why);
+  Expected<PointRecord> Rec = readPointRecord(ResultFile);
+  if (!Rec) {
+    llvm::consumeError(Rec.takeError());
+    return std::move(Why);
+  }
+  llvm::consumeError(std::move(Why));
+  PointResult R;
+  R.id = Id;
+  R.record = std::move(*Rec);
+  return R;
+}
+
 /// Removes, in Dir and its subdirectories, temporaries of atomic writes
 /// ("<name>.q2tmp-<pid>-<n>", q2/Support/FileIO.h) whose writer is dead,
 /// e.g. a q2-opt killed by its budget while writing its report, or a
@@ -164,7 +191,13 @@ std::string q2::orch::toJSONText(const PointRecord &R, int Indent) {
 }
 
 Expected<PointRecord> q2::orch::readPointRecord(llvm::StringRef Path) {
-  return readWithSchema<PointRecord>(Path, kPointSchema);
+  Expected<PointRecord> R = readWithSchema<PointRecord>(Path, kPointSchema);
+  // Summaries and merges count by status: an unknown one is a bad file.
+  if (R && R->status != "ok" && R->status != "failed" &&
+      R->status != "cancelled")
+    return createStringError(Path + ": status: '" + R->status +
+                             "' is not one of ok, failed, cancelled");
+  return R;
 }
 
 Error q2::orch::writePointRecord(llvm::StringRef Path, const PointRecord &R) {
@@ -271,6 +304,12 @@ Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
     return createStringError(Invalid, "sweep has no molecule");
   if (Spec.grid.empty() || Spec.modes.empty())
     return createStringError(Invalid, "sweep has an empty grid or no mode");
+  for (const auto &G : Spec.grid) // as parseGrid refuses them
+    if (G.nEst == 0 || G.nTrotter == 0)
+      return createStringError(
+          Invalid, "bad grid point " + std::to_string(G.nEst) + "x" +
+                       std::to_string(G.nTrotter) +
+                       ": n_est and n_trotter must be at least 1");
   for (const auto &Mode : Spec.modes)
     if (Mode.empty() || Mode.find('/') != std::string::npos || Mode == "." ||
         Mode == "..")
@@ -682,6 +721,8 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
       unsigned Hint = Terms != TermsOf.end() ? Terms->second : 0;
       Workers[I] = std::thread([&, I, Hint] {
         Expected<PointResult> R = runPoint(Spec, Ids[I], Hint);
+        if (!R)
+          R = resultOfConcurrentRun(Spec, Ids[I], R.takeError());
         std::lock_guard<std::mutex> L(Mu);
         Finished.emplace_back(I, std::move(R));
         CV.notify_all();
