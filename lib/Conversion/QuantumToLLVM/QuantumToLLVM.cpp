@@ -467,9 +467,9 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
           *dispatch = block({}), *next = block({});
     Block *gateBlock = hasPauli && hasGate ? block({}) : nullptr;
     Block *pauliBlock = gateBlock ? block({}) : nullptr;
-    rewriter.setInsertionPointToEnd(before);
     if (numParams) {
       Block *outOfRange = block({});
+      rewriter.setInsertionPointToEnd(before);
       Value max = LLVM::ConstantOp::create(rewriter, loc, i64,
                                            rewriter.getI64IntegerAttr(maxParam));
       Value ok = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
@@ -480,6 +480,7 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
       state->call(rewriter, op, "q2_rt_param_out_of_range", {max, numParams});
       LLVM::BrOp::create(rewriter, loc, ValueRange{}, exit);
     } else {
+      rewriter.setInsertionPointToEnd(before);
       LLVM::BrOp::create(rewriter, loc, ValueRange{table}, header);
     }
 
