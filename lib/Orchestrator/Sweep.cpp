@@ -110,12 +110,20 @@ Expected<q2::FileLock> lockPoint(const SweepSpec &Spec, const PointId &Id) {
 /// that its own result.json calls ok. Other errors stay errors.
 Expected<PointResult> resultOfConcurrentRun(const SweepSpec &Spec,
                                             const PointId &Id, Error Why) {
-  std::string ResultFile = joinPath(pointDir(Spec, Id), "result.json");
-  Expected<q2::FileLock> Held = q2::FileLock::acquire(
-      pointLockPath(Spec, Id), /*wait=*/true, "point '" + Id.key() + "'");
-  if (!Held) {
-    llvm::consumeError(Held.takeError());
+  // An --only job writes no summary: it reports the point as not run.
+  if (!Spec.only.empty())
     return std::move(Why);
+  std::string ResultFile = joinPath(pointDir(Spec, Id), "result.json");
+  // Polled, so that cancelling the sweep still stops it.
+  for (;;) {
+    Expected<q2::FileLock> Held =
+        q2::FileLock::acquire(pointLockPath(Spec, Id), /*wait=*/false);
+    if (Held)
+      break;
+    llvm::consumeError(Held.takeError());
+    if (Spec.cancel && Spec.cancel->load())
+      return std::move(Why);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (!llvm::sys::fs::exists(ResultFile))
     return std::move(Why);
