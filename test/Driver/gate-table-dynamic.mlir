@@ -2,8 +2,8 @@
 // verifier cannot check the indices, so the compiled code compares the
 // largest with the size before running the table and raises a runtime error
 // (regression: at -O0 SIGSEGV, at -O2 exit 0 with a poison angle, one past
-// the end read neighbouring memory). Every -O level; the plugin path and
-// Python are in gate-table-dynamic-plugin.test and test_reliability.py.
+// the end read neighbouring memory). Every -O level; Python is in
+// python/tests/test_reliability.py.
 // REQUIRES: q2-runtime
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: sed -e 's/PARAM/2/' %s > %t/past.mlir
@@ -15,6 +15,9 @@
 // RUN: not q2-opt --qpe-pipeline -O0 --run 1 %t/far.mlir -o %t/a.o 2>&1 | FileCheck %s --check-prefix=FAR
 // RUN: not q2-opt --qpe-pipeline -O1 --run 1 %t/far.mlir -o %t/a.o 2>&1 | FileCheck %s --check-prefix=FAR
 // RUN: not q2-opt --qpe-pipeline -O2 --run 1 %t/far.mlir -o %t/a.o 2>&1 | FileCheck %s --check-prefix=FAR
+// The same object compiled by stock mlir-opt with the plugin, run by q2-opt.
+// RUN: mlir-opt-22 --load-dialect-plugin=%q2_plugin --load-pass-plugin=%q2_plugin %t/past.mlir --pass-pipeline='builtin.module(q2-qpe-pipeline{output=%t/plugin.o})' -o /dev/null
+// RUN: not q2-opt --run 1 %t/plugin.o 2>&1 | FileCheck %s --check-prefix=PAST
 // PAST: error: q2-jit: runtime error: quantum.gate_table: parameter index 2 is out of range for 2 parameter(s)
 // FAR: error: q2-jit: runtime error: quantum.gate_table: parameter index 7 is out of range for 2 parameter(s)
 // In range: it runs (RY(0.5) then exp(-i 0.25/2 Z) on qubit 1, probabilities of qubit 1).
