@@ -278,6 +278,7 @@ private:
     return finish(1);
   }
   int checkPaths();
+  int createDirectories();
   int startProfiling();
   int runObject(llvm::StringRef data);
   int writeOutput(const pipeline::CompileResult &r, ModuleOp module);
@@ -315,6 +316,18 @@ int DriverRun::checkPaths() {
     if (llvm::sys::fs::exists(dir) && !llvm::sys::fs::is_directory(dir))
       return fail(llvm::Twine(flag) + " '" + dir +
                   "' exists and is not a directory");
+  }
+  return 0;
+}
+
+/// Only once the input is known to be compiled: an object input refuses
+/// these flags, and must leave no directory behind.
+int DriverRun::createDirectories() {
+  for (auto [dir, flag] : {std::pair<const std::string &, const char *>{
+                               o.irDir, "--ir-dir"},
+                           {o.cacheDir, "--cache-dir"}}) {
+    if (dir.empty())
+      continue;
     if (std::error_code ec = llvm::sys::fs::create_directories(dir))
       return fail(llvm::Twine("cannot create ") + flag + " '" + dir +
                   "': " + ec.message());
@@ -450,6 +463,8 @@ int DriverRun::run() {
                     "qubit-Hamiltonian JSON or OpenFermion terms); '" +
                     o.input + "' is MLIR (its program is already built)");
   }
+  if (int code = createDirectories())
+    return finish(code);
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
@@ -562,6 +577,10 @@ int DriverRun::run() {
 int DriverRun::runObject(llvm::StringRef data) {
   if (llvm::Error e = checkObjectInputFlags())
     return failWith(llvm::toString(std::move(e)));
+  if (o.outputGiven)
+    return failWith("-o: the input is an object file, which is only run: "
+                    "nothing would be written to '" + o.output +
+                    "' (copy the object with cp)");
   llvm::ArrayRef<char> object(data.data(), data.size());
   auto md = qpe::readObjectMetadata(object, o.input);
   if (!md)

@@ -64,6 +64,12 @@ q2::driver::detail::readCoeffSets(llvm::StringRef path, unsigned nTerms) {
       return c.error("a coefficient set must be an array of numbers");
     if (llvm::Error e = q2::json::fromValue(c, set.coeffs))
       return e;
+    for (size_t i = 0; i < set.coeffs.size(); ++i)
+      if (!std::isfinite(set.coeffs[i]))
+        return llvm::createStringError(
+            path + ": " +
+            llvm::formatv("set '{0}', coefficient {1}: not a finite number",
+                          set.label, i));
     if (set.coeffs.size() != nTerms)
       return llvm::createStringError(
           path + ": " +
@@ -138,6 +144,7 @@ q2::driver::detail::parametersRecord(const qpe::QPEMetadata &md) {
 /// Entry points of the runtime the object is linked against (the same
 /// library the compiled code calls, resolved through the JIT).
 struct Circuit::RuntimeControl {
+  int64_t (*setMaxQubits)(int64_t) = nullptr;
   int32_t (*setThreads)(int32_t) = nullptr;
   int32_t (*getThreads)() = nullptr;
   int64_t (*blockStats)(Q2BlockStat *, int64_t) = nullptr;
@@ -148,11 +155,12 @@ struct Circuit::RuntimeControl {
 Circuit::~Circuit() = default;
 
 int Circuit::setThreads(int n) {
+  threadsWanted = n;
   rt->setThreads(n);
-  return rt->getThreads();
+  return threadsInUse = rt->getThreads();
 }
 
-int Circuit::threads() const { return rt->getThreads(); }
+int Circuit::threads() const { return threadsInUse; }
 
 void Circuit::resetBlockStats() { rt->resetBlockStats(); }
 
@@ -201,13 +209,27 @@ Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
   auto exe = jit::QPEExecutable::load(object, md.numCoeffArgs(), md.nEst, eo);
   if (!exe)
     return exe.takeError();
-  if (maxQubits > 0) {
-    // The limit lives in the runtime the object is linked against.
-    auto setMax = (*exe)->lookup("q2_rt_set_max_qubits");
-    if (!setMax)
-      return setMax.takeError();
-    reinterpret_cast<int64_t (*)(int64_t)>(*setMax)(maxQubits);
+  // The metadata sizes the buffers the host passes: check them against the
+  // compiled code's own sizes, so not even a consistent forgery of the
+  // metadata sections (digest recomputed) makes the code write past them.
+  {
+    auto shapeFn = (*exe)->lookup(qpe::kShapeSymbol);
+    if (!shapeFn)
+      return llvm::createStringError(
+          llvm::Twine("the object has no '") + qpe::kShapeSymbol +
+          "' (compiled by an older q2-opt: recompile the program)");
+    int64_t shape[2] = {-1, -1};
+    reinterpret_cast<void (*)(int64_t *)>(*shapeFn)(shape);
+    int64_t outcomes = int64_t(uint64_t(1) << std::min(md.nEst, 62u));
+    if (shape[0] != int64_t(md.numCoeffArgs()) || shape[1] != outcomes)
+      return llvm::createStringError(llvm::formatv(
+          "the metadata does not match the compiled code (it says {0} "
+          "coefficient(s) and {1} outcome(s), the code takes {2} and "
+          "writes {3}): refusing to run an edited object",
+          md.numCoeffArgs(), outcomes, shape[0], shape[1]));
   }
+  // The limits live in the runtime the object is linked against; run()
+  // sets this circuit's before every call.
   auto rt = std::make_unique<RuntimeControl>();
   auto bind = [&](auto &fn, const char *name) -> llvm::Error {
     auto addr = (*exe)->lookup(name);
@@ -216,6 +238,8 @@ Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(*addr);
     return llvm::Error::success();
   };
+  if (llvm::Error e = bind(rt->setMaxQubits, "q2_rt_set_max_qubits"))
+    return std::move(e);
   if (llvm::Error e = bind(rt->setThreads, "q2_rt_set_num_threads"))
     return std::move(e);
   if (llvm::Error e = bind(rt->getThreads, "q2_rt_get_num_threads"))
@@ -230,6 +254,8 @@ Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
   c->md = md;
   c->exe = std::move(*exe);
   c->rt = std::move(rt);
+  c->maxQubits = maxQubits;
+  c->setThreads(0);
   return std::move(c);
 }
 
@@ -237,6 +263,15 @@ llvm::Error Circuit::run(llvm::ArrayRef<double> coeffs,
                          llvm::MutableArrayRef<double> out) {
   if (coeffs.empty() && md.mode == qpe::Mode::Dynamic)
     coeffs = md.defaultCoeffs;
+  for (size_t i = 0; i < coeffs.size(); ++i)
+    if (!std::isfinite(coeffs[i]))
+      return llvm::createStringError(
+          std::make_error_code(std::errc::invalid_argument),
+          llvm::formatv("coefficient {0} is {1}: coefficients must be finite "
+                        "numbers",
+                        i, coeffs[i]));
+  rt->setMaxQubits(maxQubits);
+  rt->setThreads(threadsWanted);
   return exe->runInto(coeffs, out);
 }
 
@@ -425,6 +460,18 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
                        : "  exact unknown (not the program's default "
                          "coefficients)");
     os << "\n";
+    // Probability lost (or made) means the numbers are wrong, whatever the
+    // energy says.
+    std::optional<std::string> warning;
+    if (!(std::fabs(r.probSum - 1.0) <= qpe::kProbSumTolerance)) {
+      warning = llvm::formatv("prob_sum {0:E6} differs from 1 by more than "
+                              "{1:E0}: the probabilities and the energy are "
+                              "not reliable",
+                              r.probSum, qpe::kProbSumTolerance)
+                    .str();
+      llvm::WithColor::warning(llvm::errs(), "q2-opt")
+          << "[" << set.label << "] " << *warning << "\n";
+    }
     if (errRes && std::fabs(*errRes) > 1.0)
       llvm::WithColor::warning(llvm::errs(), "q2-opt")
           << llvm::formatv("[{0}] |E - E_exact| = {1:F2} resolutions: the "
@@ -472,6 +519,7 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
     s.callS = callTimes.record();
     s.probabilities = std::move(r.probs);
     s.blocks = std::move(blocks);
+    s.warning = std::move(warning);
     rec.sets.push_back(std::move(s));
   }
   return out;

@@ -9,6 +9,7 @@
 #include "q2/JIT/QPEExecutable.h"
 
 #include "q2/Support/NativeTarget.h"
+#include "q2/Support/ObjectDigest.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -51,6 +52,10 @@ QPEExecutable::load(llvm::ArrayRef<char> object, unsigned numCoeffs,
         numOutQubits));
   if (object.empty())
     return llvm::createStringError("q2-jit: empty object");
+  // Nothing of a corrupted or edited object may reach the linker: a flipped
+  // relocation crashes inside JITLink or in the linked code.
+  if (llvm::Error e = q2::checkObjectDigest(object, "q2-jit: object"))
+    return std::move(e);
   q2::initializeNativeTarget();
 
   std::unique_ptr<QPEExecutable> exe(new QPEExecutable());

@@ -105,6 +105,41 @@ Expected<q2::FileLock> lockPoint(const SweepSpec &Spec, const PointId &Id) {
                                "point '" + Id.key() + "'");
 }
 
+/// When runPoint could not run a point because another process holds it
+/// (a --only sweep on the same directory), waits for that process and
+/// takes the result it wrote: the summary must not call a point failed
+/// that its own result.json calls ok. Other errors stay errors.
+Expected<PointResult> resultOfConcurrentRun(const SweepSpec &Spec,
+                                            const PointId &Id, Error Why) {
+  // An --only job writes no summary: it reports the point as not run.
+  if (!Spec.only.empty())
+    return std::move(Why);
+  std::string ResultFile = joinPath(pointDir(Spec, Id), "result.json");
+  // Polled, so that cancelling the sweep still stops it.
+  for (;;) {
+    Expected<q2::FileLock> Held =
+        q2::FileLock::acquire(pointLockPath(Spec, Id), /*wait=*/false);
+    if (Held)
+      break;
+    llvm::consumeError(Held.takeError());
+    if (Spec.cancel && Spec.cancel->load())
+      return std::move(Why);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!llvm::sys::fs::exists(ResultFile))
+    return std::move(Why);
+  Expected<PointRecord> Rec = readPointRecord(ResultFile);
+  if (!Rec) {
+    llvm::consumeError(Rec.takeError());
+    return std::move(Why);
+  }
+  llvm::consumeError(std::move(Why));
+  PointResult R;
+  R.id = Id;
+  R.record = std::move(*Rec);
+  return R;
+}
+
 /// Removes, in Dir and its subdirectories, temporaries of atomic writes
 /// ("<name>.q2tmp-<pid>-<n>", q2/Support/FileIO.h) whose writer is dead,
 /// e.g. a q2-opt killed by its budget while writing its report, or a
@@ -165,7 +200,13 @@ std::string q2::orch::toJSONText(const PointRecord &R, int Indent) {
 }
 
 Expected<PointRecord> q2::orch::readPointRecord(llvm::StringRef Path) {
-  return readWithSchema<PointRecord>(Path, kPointSchema);
+  Expected<PointRecord> R = readWithSchema<PointRecord>(Path, kPointSchema);
+  // Summaries and merges count by status: an unknown one is a bad file.
+  if (R && R->status != "ok" && R->status != "failed" &&
+      R->status != "cancelled")
+    return createStringError(Path + ": status: '" + R->status +
+                             "' is not one of ok, failed, cancelled");
+  return R;
 }
 
 Error q2::orch::writePointRecord(llvm::StringRef Path, const PointRecord &R) {
@@ -272,6 +313,12 @@ Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
     return createStringError(Invalid, "sweep has no molecule");
   if (Spec.grid.empty() || Spec.modes.empty())
     return createStringError(Invalid, "sweep has an empty grid or no mode");
+  for (const auto &G : Spec.grid) // as parseGrid refuses them
+    if (G.nEst == 0 || G.nTrotter == 0)
+      return createStringError(
+          Invalid, "bad grid point " + std::to_string(G.nEst) + "x" +
+                       std::to_string(G.nTrotter) +
+                       ": n_est and n_trotter must be at least 1");
   for (const auto &Mode : Spec.modes)
     if (Mode.empty() || Mode.find('/') != std::string::npos || Mode == "." ||
         Mode == "..")
@@ -683,6 +730,8 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
       unsigned Hint = Terms != TermsOf.end() ? Terms->second : 0;
       Workers[I] = std::thread([&, I, Hint] {
         Expected<PointResult> R = runPoint(Spec, Ids[I], Hint);
+        if (!R)
+          R = resultOfConcurrentRun(Spec, Ids[I], R.takeError());
         std::lock_guard<std::mutex> L(Mu);
         Finished.emplace_back(I, std::move(R));
         CV.notify_all();
@@ -815,7 +864,7 @@ phase(std::optional<MeasureRecord> PointPhases::*Which, F Get) {
 }
 
 /// The first coefficient set Phase C ran, if the point has a report.
-const profiling::PhaseCSetRecord *firstSet(const PointRecord &P) {
+const q2::profiling::PhaseCSetRecord *firstSet(const PointRecord &P) {
   if (!P.report || !P.report->phaseC || P.report->phaseC->sets.empty())
     return nullptr;
   return &P.report->phaseC->sets.front();
@@ -829,27 +878,27 @@ void addReportColumns(std::vector<Column> &Cols,
   using R = const PointRecord &;
   auto set = [](auto Get, int Prec) {
     return [=](R P) {
-      const profiling::PhaseCSetRecord *S = firstSet(P);
+      const q2::profiling::PhaseCSetRecord *S = firstSet(P);
       return S ? fmt(Get(*S), Prec) : std::string();
     };
   };
-  using SetR = const profiling::PhaseCSetRecord &;
+  using SetR = const q2::profiling::PhaseCSetRecord &;
   Cols.push_back({"prob_sum", set([](SetR S) { return S.probSum; }, 9)});
   Cols.push_back({"energy", set([](SetR S) { return S.energy; }, 6)});
   Cols.push_back({"resolution", set([](SetR S) { return S.resolution; }, 6)});
   Cols.push_back({"exact_energy", [](R P) {
-                    const profiling::PhaseCSetRecord *S = firstSet(P);
+                    const q2::profiling::PhaseCSetRecord *S = firstSet(P);
                     return S ? fmt(S->exactEnergy, 6) : std::string();
                   }});
   Cols.push_back({"energy_error", [](R P) {
                     // |energy - exact| in Ha, as ProfileResult.energy_error.
-                    const profiling::PhaseCSetRecord *S = firstSet(P);
+                    const q2::profiling::PhaseCSetRecord *S = firstSet(P);
                     if (!S || !S->exactEnergy)
                       return std::string();
                     return fmt(std::fabs(S->energy - *S->exactEnergy), 6);
                   }});
   Cols.push_back({"error_resolutions", [](R P) {
-                    const profiling::PhaseCSetRecord *S = firstSet(P);
+                    const q2::profiling::PhaseCSetRecord *S = firstSet(P);
                     return S ? fmt(S->errorResolutions, 2) : std::string();
                   }});
   Cols.push_back({"compile_peak_mb", [](R P) {
@@ -857,7 +906,7 @@ void addReportColumns(std::vector<Column> &Cols,
                       return std::string();
                     uint64_t Peak = 0;
                     for (const auto &St : P.report->phaseB.stages)
-                      if (St.kind == profiling::StageKind::Compile)
+                      if (St.kind == q2::profiling::StageKind::Compile)
                         Peak = std::max(Peak, St.peakRSS);
                     return Peak ? fmt(Peak / 1e6, 1) : std::string();
                   }});
@@ -875,7 +924,7 @@ void addReportColumns(std::vector<Column> &Cols,
         if (St.ir && llvm::find(Stages, St.name) == Stages.end())
           Stages.push_back(St.name);
   for (const std::string &Name : Stages) {
-    auto ir = [Name](R P) -> const profiling::IRMetrics * {
+    auto ir = [Name](R P) -> const q2::profiling::IRMetrics * {
       if (!P.report)
         return nullptr;
       for (const auto &St : P.report->phaseB.stages)
@@ -884,11 +933,11 @@ void addReportColumns(std::vector<Column> &Cols,
       return nullptr;
     };
     Cols.push_back({"ir_kb_" + Name, [ir](R P) {
-                      const profiling::IRMetrics *M = ir(P);
+                      const q2::profiling::IRMetrics *M = ir(P);
                       return M ? fmt(M->bytes / 1e3, 1) : std::string();
                     }});
     Cols.push_back({"ir_lines_" + Name, [ir](R P) {
-                      const profiling::IRMetrics *M = ir(P);
+                      const q2::profiling::IRMetrics *M = ir(P);
                       return M ? std::to_string(M->lines) : std::string();
                     }});
   }

@@ -8,11 +8,14 @@
 #include "q2/Pipeline/Pipeline.h"
 
 #include "q2/Support/NativeTarget.h"
+#include "q2/Support/ObjectDigest.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -116,6 +119,21 @@ q2::pipeline::emitObject(llvm::Module &module, const PipelineOptions &opts,
   if (!tm)
     return llvm::createStringError("cannot create the host target machine: " +
                                    llvm::toString(tm.takeError()));
+  // Room for the digest (zeros until sealObject fills it in); external
+  // linkage keeps it (nothing references it).
+  auto *digestTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(module.getContext()),
+                                        q2::kDigestSize);
+  llvm::GlobalVariable *digest = module.getGlobalVariable(q2::kDigestSymbol);
+  if (!digest)
+    digest = new llvm::GlobalVariable(
+        module, digestTy, /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage,
+        llvm::ConstantAggregateZero::get(digestTy), q2::kDigestSymbol);
+  if (digest->getValueType() != digestTy)
+    return llvm::createStringError(llvm::Twine("the module defines '") +
+                                   q2::kDigestSymbol +
+                                   "', which q2-opt reserves for the digest");
+  digest->setSection(q2::kDigestSection);
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager pm;
@@ -123,6 +141,8 @@ q2::pipeline::emitObject(llvm::Module &module, const PipelineOptions &opts,
                                  llvm::CodeGenFileType::ObjectFile))
     return llvm::createStringError("the host target cannot emit object files");
   pm.run(module);
+  if (llvm::Error e = q2::sealObject(object))
+    return std::move(e);
   step.object = object;
   return std::move(object);
 }

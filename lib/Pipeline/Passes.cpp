@@ -186,6 +186,36 @@ const char *const kStageArgs[] = {"q2-hlo-lowering",   "q2-quantum-lowering",
                                   "q2-llvm-ir",        "q2-object-code"};
 } // namespace
 
+/// Registers a pipeline of module passes. PassPipelineRegistration would
+/// add them to whatever pass manager the pipeline is nested in, and adding
+/// a module pass to a func.func pass manager is a fatal error (the host
+/// aborts); nested where it cannot run, the pipeline is a parse error.
+static void registerModulePipeline(
+    llvm::StringRef arg, llvm::StringRef description,
+    std::function<void(OpPassManager &, const PipelineCLOptions &)> builder) {
+  registerPassPipeline(
+      arg, description,
+      [builder, name = arg.str()](
+          OpPassManager &pm, llvm::StringRef optionsStr,
+          llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler)
+          -> LogicalResult {
+        std::optional<llvm::StringRef> anchor = pm.getOpName();
+        if (anchor && *anchor != ModuleOp::getOperationName())
+          return errorHandler("pipeline '" + name +
+                              "' runs on 'builtin.module' and cannot be "
+                              "nested in '" +
+                              *anchor + "'");
+        PipelineCLOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        builder(pm, options);
+        return success();
+      },
+      [](llvm::function_ref<void(const mlir::detail::PassOptions &)> handler) {
+        handler(PipelineCLOptions());
+      });
+}
+
 void q2::pipeline::registerPipelines() {
   prof::registerSnapshotPass();
   prof::registerProfilePass();
@@ -194,7 +224,7 @@ void q2::pipeline::registerPipelines() {
   for (unsigned i = 1; i <= kNumStages; ++i) {
     Stage s = stageAt(i);
     std::string desc = llvm::formatv("QPE stage {0}: {1}", i, stageName(s));
-    PassPipelineRegistration<PipelineCLOptions>(
+    registerModulePipeline(
         kStageArgs[i - 1], desc,
         [s](OpPassManager &pm, const PipelineCLOptions &o) {
           if (s == Stage::LLVMIR || s == Stage::ObjectCode)
@@ -203,7 +233,7 @@ void q2::pipeline::registerPipelines() {
             addStagePasses(pm, s, o.get());
         });
   }
-  PassPipelineRegistration<PipelineCLOptions>(
+  registerModulePipeline(
       "q2-qpe-pipeline", "All six QPE stages, stage 0 MLIR to an object file",
       [](OpPassManager &pm, const PipelineCLOptions &o) {
         // report= alone turns the snapshots on (a report that is silently

@@ -133,7 +133,7 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
            "func.func(ownership-based-buffer-deallocation),"
            "buffer-deallocation-simplification,"
            "bufferization-lower-deallocations,canonicalize,cse,"
-           "func.func(convert-linalg-to-loops)";
+           "func.func(convert-linalg-to-loops),q2-order-constant-globals";
   case Stage::LLVMDialect:
     return "func.func(convert-scf-to-cf),convert-quantum-to-llvm,"
            "convert-arith-to-llvm,convert-math-to-llvm,"

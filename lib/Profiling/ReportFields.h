@@ -233,6 +233,7 @@ Q2_JSON_FIELDS(PhaseCSetRecord) {
   v("call_s", r.callS);
   v("probabilities", r.probabilities);
   v("blocks", r.blocks);
+  v.optional("warning", r.warning);
 }
 
 Q2_JSON_FIELDS(PhaseCRecord) {

@@ -6,6 +6,7 @@
 #include "q2/Hamiltonian/TrotterError.h"
 
 #include "Support/JSON.h"
+#include "q2/Support/ObjectDigest.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Object/ObjectFile.h"
@@ -98,6 +99,8 @@ q2::qpe::readObjectMetadata(llvm::ArrayRef<char> object,
     return llvm::createStringError(source + ": not an object file (" +
                                    llvm::toString(obj.takeError()) + ")");
   llvm::object::ObjectFile &file = **obj;
+  if (llvm::Error e = q2::checkObjectDigest(object, source))
+    return std::move(e);
   llvm::Triple host(llvm::sys::getProcessTriple());
   if (file.getArch() != host.getArch())
     return llvm::createStringError(

@@ -126,6 +126,28 @@ struct EmbedQPEMetadataPass
     // The metadata was verified against @qpe's signature when the module
     // was parsed, so this states the compiled code's buffers.
     addText(kObjectIOSymbol, kObjectIOSection, ioSignature(md));
+    // The same sizes as code (kShapeSymbol): editing the sections above
+    // cannot change what the host checks against.
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+    auto fn = LLVM::LLVMFuncOp::create(
+        b, module.getLoc(), kShapeSymbol,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(b.getContext()),
+                                    {ptr}));
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = fn.addEntryBlock(b);
+    b.setInsertionPointToStart(body);
+    Location loc = module.getLoc();
+    Value out = body->getArgument(0);
+    int64_t sizes[2] = {int64_t(md.numCoeffArgs()),
+                        int64_t(uint64_t(1) << std::min(md.nEst, 62u))};
+    for (int i = 0; i < 2; ++i) {
+      Value slot = LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(), out,
+                                       ArrayRef<LLVM::GEPArg>{i});
+      LLVM::StoreOp::create(
+          b, loc, LLVM::ConstantOp::create(b, loc, b.getI64IntegerAttr(sizes[i])),
+          slot);
+    }
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
   }
 };
 } // namespace

@@ -441,22 +441,31 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
                               "qubits, above the limit of {3}",
                               h.numQubits, params.nEst, total,
                               hamiltonian::kMaxQubits));
-  if (options.unroll && !options.trotterSteps.empty()) {
-    // Straight-line code of every step: refuse what would not fit in memory.
-    uint64_t total = 0;
-    for (unsigned k = 0; k < params.nEst; ++k)
-      total += options.power == Power::Time ? options.trotterSteps[k]
-                                            : options.trotterSteps[k] << k;
-    if (total > (uint64_t(1) << 20))
-      return fail(llvm::formatv("--unroll would emit {0} Trotter steps; give "
-                                "fewer steps or do not unroll",
-                                total));
+  if (options.unroll) {
+    // Straight-line code of every step, sized before anything is built
+    // (regression: one Trotter count for all wires skipped this check, and
+    // n_est 14, n_trotter 50 ran out of memory building the IR).
+    uint64_t steps = 0;
+    for (unsigned k = 0; k < params.nEst; ++k) {
+      uint64_t s = options.trotterSteps.empty() ? options.nTrotter
+                                                : options.trotterSteps[k];
+      if (options.power == Power::Repeat)
+        s <<= k; // nEst <= kMaxEstimationQubits, s < 2^32: no overflow
+      steps += s;
+    }
+    // A step is every term once (order 1) or the symmetric product (order
+    // 2: twice, minus the shared middle term).
+    uint64_t perStep = options.order == 2 ? 2 * h.terms.size() - 1
+                                          : h.terms.size();
+    unsigned __int128 rotations = (unsigned __int128)steps * perStep;
+    if (steps > kMaxUnrolledSteps || rotations > kMaxUnrolledRotations)
+      return fail(llvm::formatv(
+          "--unroll would emit {0} Trotter steps, {1} Pauli rotations; the "
+          "limit is {2} steps and {3} rotations: do not unroll, or give "
+          "fewer steps or a smaller n_est",
+          steps, uint64_t(std::min<unsigned __int128>(rotations, UINT64_MAX)),
+          kMaxUnrolledSteps, kMaxUnrolledRotations));
   }
-  if (options.unroll && options.power == Power::Repeat &&
-      params.nEst > 20)
-    return fail(llvm::formatv("--unroll with --power repeat and n_est = {0} "
-                              "would emit 2^{0} Trotter steps; use n_est <= 20",
-                              params.nEst));
   for (const PauliTerm &t : h.terms)
     if (t.word.size() != h.numQubits)
       return fail("Pauli word '" + t.word + "' does not have " +

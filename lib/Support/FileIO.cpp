@@ -193,37 +193,74 @@ Error q2::writeFileAtomically(StringRef path,
   }
   removeStaleTemporaries(path);
   std::string tmp = tempNameFor(path);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return errnoError(path, "cannot write", errno);
-  sys::RemoveFileOnSignal(tmp);
+  // Preferably the data goes into an unnamed file (O_TMPFILE) that gets a
+  // name only when complete: a signal that kills the process leaves nothing
+  // behind, and one that is ignored or handled (nohup's SIGHUP) removes
+  // nothing either. LLVM's remove-on-signal, the fallback where O_TMPFILE
+  // is unsupported, deletes the file on any such signal even when the
+  // process carries on.
+  SmallString<256> dir(sys::path::parent_path(p));
+  if (dir.empty())
+    dir = ".";
+  bool unnamed = true;
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd >= 0 && ::access("/proc/self/fd", X_OK) != 0) {
+    ::close(fd);
+    fd = -1;
+  }
+  if (fd < 0) {
+    unnamed = false;
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+      return errnoError(path, "cannot write", errno);
+    sys::RemoveFileOnSignal(tmp);
+  }
   auto discard = [&] {
+    if (unnamed)
+      return;
     sys::fs::remove(tmp);
     sys::DontRemoveFileOnSignal(tmp);
   };
   Error e = Error::success();
   std::error_code ec;
   {
-    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    raw_fd_ostream os(fd, /*shouldClose=*/!unnamed);
     e = write(os);
-    os.close();
-    ec = os.error();
+    os.flush();
+    if (unnamed && !e && !os.has_error()) {
+      // The complete file gets its temporary name, then the real one.
+      std::string self = "/proc/self/fd/" + std::to_string(fd);
+      if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(),
+                   AT_SYMLINK_FOLLOW) != 0)
+        ec = std::error_code(errno, std::generic_category());
+    }
+    if (!unnamed)
+      os.close();
+    if (!ec)
+      ec = os.error();
     os.clear_error();
   }
+  if (unnamed)
+    ::close(fd);
   if (e) {
     discard();
     return e;
   }
   if (ec) {
+    if (unnamed)
+      sys::fs::remove(tmp);
     discard();
     return createStringError(ec, "cannot write '" + path + "': " + ec.message());
   }
   if (::rename(tmp.c_str(), p.c_str()) != 0) {
     int err = errno;
+    if (unnamed)
+      sys::fs::remove(tmp);
     discard();
     return errnoError(path, "cannot write", err);
   }
-  sys::DontRemoveFileOnSignal(tmp);
+  if (!unnamed)
+    sys::DontRemoveFileOnSignal(tmp);
   return Error::success();
 }
 

@@ -34,6 +34,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <csignal>
 #include <mutex>
@@ -261,6 +262,13 @@ struct PyCircuit {
     }
     if (!*r)
       raise(r->takeError());
+    if (!(std::fabs((*r)->probSum - 1.0) <= qpe::kProbSumTolerance)) {
+      std::string msg = "prob_sum " + std::to_string((*r)->probSum) +
+                        " differs from 1 by more than 1e-6: the "
+                        "probabilities and the energy are not reliable";
+      if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), 1) < 0)
+        throw py::error_already_set();
+    }
     if (energyType.is_none())
       return py::make_tuple(std::move(probs), (*r)->energy);
     return py::make_tuple(std::move(probs),
@@ -306,24 +314,48 @@ py::dict progressDict(const orch::ProgressEvent &e) {
   return d;
 }
 
+/// A non-negative integer option: ValueError (not a failed cast) for a
+/// negative or non-integer value.
+unsigned unsignedArg(const py::dict &a, const char *name) {
+  py::object v = a[name];
+  if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
+    throw py::value_error(std::string(name) + " must be an integer");
+  long long n = v.cast<long long>();
+  if (n < 0 || n > UINT32_MAX)
+    throw py::value_error(std::string(name) + " must be between 0 and " +
+                          std::to_string(UINT32_MAX) + ", got " +
+                          std::to_string(n));
+  return unsigned(n);
+}
+
 orch::SweepSpec sweepSpec(const py::dict &a) {
   orch::SweepSpec s;
   s.outDir = a["out_dir"].cast<std::string>();
   for (auto m : a["molecules"].cast<py::list>()) {
-    auto t = m.cast<std::tuple<std::string, std::string, unsigned>>();
-    s.molecules.push_back({std::get<0>(t), std::get<1>(t), std::get<2>(t)});
+    auto t = m.cast<py::tuple>();
+    if (t.size() != 3)
+      throw py::value_error("a molecule is (name, hamiltonian, n_terms)");
+    py::dict one;
+    one["n_terms"] = t[2];
+    s.molecules.push_back({t[0].cast<std::string>(), t[1].cast<std::string>(),
+                           unsignedArg(one, "n_terms")});
   }
   if (!a["grid"].is_none()) {
     s.grid.clear();
     for (auto g : a["grid"].cast<py::list>()) {
-      auto p = g.cast<std::pair<unsigned, unsigned>>();
-      s.grid.push_back({p.first, p.second});
+      auto p = g.cast<py::tuple>();
+      if (p.size() != 2)
+        throw py::value_error("a grid point is (n_est, n_trotter)");
+      py::dict one;
+      one["n_est"] = p[0];
+      one["n_trotter"] = p[1];
+      s.grid.push_back({unsignedArg(one, "n_est"), unsignedArg(one, "n_trotter")});
     }
   }
   s.modes = a["modes"].cast<std::vector<std::string>>();
   s.vars = a["vars"].cast<std::map<std::string, std::string>>();
-  s.runs = a["runs"].cast<unsigned>();
-  s.jobs = a["jobs"].cast<unsigned>();
+  s.runs = unsignedArg(a, "runs");
+  s.jobs = unsignedArg(a, "jobs");
   s.phaseWallS = a["wall_s"].cast<double>();
   s.pointRssMB = a["rss_mb"].cast<double>();
   s.totalRssMB = a["total_rss_mb"].cast<double>();
@@ -713,6 +745,10 @@ PYBIND11_MODULE(_q2, m) {
       [](const std::string &text, const std::string &source, bool profile,
          const std::string &irDir, const std::string &runtimeLib,
          int64_t maxQubits, const py::dict &options) {
+        if (maxQubits < 0) // as q2-opt --max-qubits refuses it
+          throw py::value_error("max_qubits must be a positive number of "
+                                "qubits (0: what fits in 80% of RAM), got " +
+                                std::to_string(maxQubits));
         pipeline::PipelineOptions opts = pipelineOptions(options);
         std::optional<llvm::Expected<driver::CompiledProgram>> prog;
         std::optional<llvm::Expected<std::unique_ptr<driver::Circuit>>> circ;

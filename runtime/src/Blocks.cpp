@@ -1352,6 +1352,16 @@ void q2_rt_block_begin(int64_t count) {
     rec.poisoned = true;
     return;
   }
+  // Repeated squaring loses unitarity in proportion to the count; above
+  // this the result is not exact to 1e-6 (docs/runtime-blocks.md).
+  if (count > Q2_MAX_POWER_COUNT) {
+    setError("q2_rt_block_begin: count %lld is above %lld (2^32), the largest "
+             "power the runtime computes exactly",
+             (long long)count, (long long)Q2_MAX_POWER_COUNT);
+    ++rec.depth;
+    rec.poisoned = true;
+    return;
+  }
   if (rec.depth >= kMaxBlockDepth) {
     setError("q2_rt_block_begin: blocks nested deeper than %d levels",
              kMaxBlockDepth);

@@ -925,6 +925,12 @@ void q2_rt_probs(Q2Qubit *const *qubits, int64_t num, double *out) {
   Q2_CATCH("q2_rt_probs", )
 }
 
+void q2_rt_param_out_of_range(int64_t index, int64_t num_params) {
+  setError("quantum.gate_table: parameter index %lld is out of range for "
+           "%lld parameter(s)",
+           (long long)index, (long long)num_params);
+}
+
 const char *q2_rt_last_error(void) {
   return errorIsPending ? errorMessage.c_str() : nullptr;
 }

@@ -167,7 +167,9 @@ public:
   /// copying it: the result's `probs` stays empty. Allocation-free.
   llvm::Expected<qpe::QPEResult> callInto(llvm::ArrayRef<double> coeffs,
                                           llvm::MutableArrayRef<double> out);
-  /// Threads of the runtime's kernels (<= 0: all cores); the count in use.
+  /// Threads of the runtime's kernels for this circuit's calls (<= 0: all
+  /// cores); the count in use. The runtime's thread count and qubit limit
+  /// are process-wide: each call sets this circuit's before it runs.
   int setThreads(int n);
   int threads() const;
   /// How the powered blocks of the calls since the last reset were applied.
@@ -185,6 +187,9 @@ private:
   std::unique_ptr<jit::QPEExecutable> exe;
   struct RuntimeControl;
   std::unique_ptr<RuntimeControl> rt;
+  int64_t maxQubits = 0;   // this circuit's limit (0: the default)
+  int threadsWanted = 0;   // as given to setThreads
+  int threadsInUse = 0;    // what the runtime made of it
 };
 
 /// Largest register the runtime accepts by default (fits in 80 % of RAM).

@@ -118,6 +118,8 @@ struct PhaseCSetRecord {
   std::vector<double> probabilities;
   /// The powered blocks of the last call.
   std::vector<BlockRecord> blocks;
+  /// Set when the result is suspect (prob_sum off 1 by more than 1e-6).
+  std::optional<std::string> warning;
 };
 
 struct PhaseCRecord {

@@ -34,10 +34,19 @@ inline constexpr const char *kEntryName = "qpe";
 /// Object-file section (and symbol) carrying the metadata as JSON.
 inline constexpr const char *kObjectSection = ".q2.qpe";
 inline constexpr const char *kObjectSymbol = "__q2_qpe_metadata";
+/// Compiled function `void __q2_qpe_shape(int64_t out[2])`: the number of
+/// coefficients the entry point reads (0: fixed mode) and of outcomes it
+/// writes, as code rather than editable data; the host checks the metadata
+/// against it before the first call.
+inline constexpr const char *kShapeSymbol = "__q2_qpe_shape";
 /// Format of that JSON. /2 added the Trotter step table, the bound and the
 /// reference energies; /1 is still read (without them), others are refused.
 inline constexpr const char *kObjectFormat = "q2.qpe/2";
 inline constexpr const char *kObjectFormatV1 = "q2.qpe/1";
+
+/// A call whose probabilities sum to further from 1 than this is reported
+/// as unreliable (q2-opt warns, the report's set carries `warning`).
+inline constexpr double kProbSumTolerance = 1e-6;
 
 /// Largest Trotter step count of one wire (n_trotter is 32-bit).
 inline constexpr uint64_t kMaxWireSteps = UINT32_MAX;

@@ -44,9 +44,16 @@ struct QPEOptions {
   std::optional<double> trotterBound, exactEnergy, hfEnergy;
 };
 
+/// Largest unrolled program buildQPEProgram makes (--unroll): Trotter steps
+/// in all, and Pauli rotations (each several ops with its extracts and
+/// inserts; see docs/reliability.md for what the limit costs).
+inline constexpr uint64_t kMaxUnrolledSteps = uint64_t(1) << 20;
+inline constexpr uint64_t kMaxUnrolledRotations = uint64_t(1) << 22;
+
 /// Builds the program. Errors: n_est < 1 or > 32, n_trotter < 1 (or a step
 /// table that is not one entry >= 1 per wire), order not 1/2, more than 62
-/// qubits in all, a Hamiltonian without terms.
+/// qubits in all, a Hamiltonian without terms, an unrolled program above
+/// kMaxUnrolledSteps / kMaxUnrolledRotations.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 buildQPEProgram(mlir::MLIRContext &ctx,
                 const hamiltonian::QubitHamiltonian &h,

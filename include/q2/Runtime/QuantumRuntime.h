@@ -80,6 +80,11 @@ int32_t q2_rt_measure(Q2Qubit *qubit);
  * 2^num doubles). */
 void q2_rt_probs(Q2Qubit *const *qubits, int64_t num, double *out);
 
+/* Called by compiled code instead of running a quantum.gate_table whose
+ * largest parameter index is outside its parameter array (of a size known
+ * only at run time): sets the pending error. */
+void q2_rt_param_out_of_range(int64_t index, int64_t num_params);
+
 /* --- host-side control ---------------------------------------------------*/
 /* Last error message of this thread, or NULL when none is pending. */
 const char *q2_rt_last_error(void);
@@ -100,12 +105,15 @@ void q2_rt_seed(uint64_t seed);
  * Between q2_rt_block_begin and the matching q2_rt_block_end, q2_rt_gate and
  * q2_rt_pauli_rot calls are checked and RECORDED, not applied (all on one
  * register). The outermost q2_rt_block_end applies the recorded sequence
- * `count` times (count >= 0; 0 is the identity) and returns when the state
+ * `count` times (0 <= count <= Q2_MAX_POWER_COUNT = 2^32; 0 is the
+ * identity; a larger count is an error, the power would not be exact to
+ * 1e-6) and returns when the state
  * is updated. A begin inside a recording opens a nested block with its own
  * count, at most 16 levels deep. q2_rt_probs, q2_rt_measure, q2_rt_alloc and
  * q2_rt_dealloc while recording are errors. The recording state is
  * thread-local, like the error slot; q2_rt_clear_error drops an open
  * recording. */
+#define Q2_MAX_POWER_COUNT ((int64_t)1 << 32)
 void q2_rt_block_begin(int64_t count);
 void q2_rt_block_end(void);
 

@@ -50,6 +50,8 @@ struct RuntimeABI {
       return fn(voidTy, {i64});
     if (name == "q2_rt_block_end")
       return fn(voidTy, {});
+    if (name == "q2_rt_param_out_of_range")
+      return fn(voidTy, {i64, i64});
     llvm_unreachable("unknown runtime function");
   }
   Type ptr, i64, i32, f64, voidTy;
@@ -421,11 +423,26 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
     Value ctrls = state->array(rewriter, op, Scratch::Ctrls);
     auto [handles, nH] = state->fill(rewriter, op, Scratch::Handles, adaptor.getInQubits());
     Value params;
+    // With params of unknown size the verifier cannot check the indices:
+    // the largest is compared with the size once, before the loop, and the
+    // table is not run (a runtime error) when it is out of range.
+    Value numParams;
+    int64_t maxParam = -1;
     if (Value p = adaptor.getParams()) {
-      if (!isa<MemRefType>(p.getType()))
+      auto type = dyn_cast<MemRefType>(p.getType());
+      if (!type)
         return rewriter.notifyMatchFailure(
             op, "quantum.gate_table must be bufferized (memref params) first");
-      params = elementPointer(rewriter, loc, p, ptr);
+      op.forEachRecord([&](const GateTableOp::Record &r) {
+        maxParam = std::max<int64_t>(maxParam, r.param);
+      });
+      // No record reads a parameter: nothing is loaded (the array may be
+      // empty).
+      if (maxParam >= 0)
+        params = elementPointer(rewriter, loc, p, ptr);
+      if (type.isDynamicDim(0) && maxParam >= 0)
+        numParams = arith::IndexCastOp::create(
+            rewriter, loc, i64, memref::DimOp::create(rewriter, loc, p, 0));
     }
     Value zero = state->i32(rewriter, op, 0), one = state->i32(rewriter, op, 1);
     Value zeroF = state->f64(rewriter, op, 0.0);
@@ -450,8 +467,22 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
           *dispatch = block({}), *next = block({});
     Block *gateBlock = hasPauli && hasGate ? block({}) : nullptr;
     Block *pauliBlock = gateBlock ? block({}) : nullptr;
-    rewriter.setInsertionPointToEnd(before);
-    LLVM::BrOp::create(rewriter, loc, ValueRange{table}, header);
+    if (numParams) {
+      Block *outOfRange = block({});
+      rewriter.setInsertionPointToEnd(before);
+      Value max = LLVM::ConstantOp::create(rewriter, loc, i64,
+                                           rewriter.getI64IntegerAttr(maxParam));
+      Value ok = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
+                                      max, numParams);
+      LLVM::CondBrOp::create(rewriter, loc, ok, header, ValueRange{table},
+                             outOfRange, ValueRange{});
+      rewriter.setInsertionPointToEnd(outOfRange);
+      state->call(rewriter, op, "q2_rt_param_out_of_range", {max, numParams});
+      LLVM::BrOp::create(rewriter, loc, ValueRange{}, exit);
+    } else {
+      rewriter.setInsertionPointToEnd(before);
+      LLVM::BrOp::create(rewriter, loc, ValueRange{table}, header);
+    }
 
     // header(rec): done when rec reaches the end of the table.
     rewriter.setInsertionPointToEnd(header);

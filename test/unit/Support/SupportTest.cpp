@@ -5,6 +5,7 @@
 #include "Support/JSON.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <thread>
 
+#include <csignal>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -146,6 +148,38 @@ TEST(SupportWrite, StaleTemporariesOfDeadOwnersAreRemoved) {
   EXPECT_FALSE(llvm::sys::fs::exists(dead));
   EXPECT_TRUE(llvm::sys::fs::exists(alive));
   EXPECT_TRUE(llvm::sys::fs::exists(other));
+}
+
+// Issue 28: under nohup (SIGHUP ignored) or with a handler of the
+// program's own, a signal during the write used to delete the temporary
+// (LLVM's remove-on-signal), and the write then failed "No such file". The
+// process carries on, so must the write; and no temporary is left.
+TEST(SupportWrite, IgnoredOrHandledSignalsDoNotLoseTheOutput) {
+  TempDir d;
+  static volatile sig_atomic_t handled = 0;
+  struct sigaction saved;
+  ::sigaction(SIGHUP, nullptr, &saved);
+  for (bool ignore : {true, false}) {
+    struct sigaction sa = {};
+    sa.sa_handler = ignore ? SIG_IGN : +[](int) { handled = 1; };
+    ::sigaction(SIGHUP, &sa, nullptr);
+    std::string target = d.file(ignore ? "ign.json" : "handled.json");
+    llvm::Error e = writeFileAtomically(target, [](llvm::raw_ostream &os) {
+      os << "{\"a\": ";
+      os.flush();
+      ::raise(SIGHUP);
+      os << "1}";
+      return llvm::Error::success();
+    });
+    EXPECT_FALSE(bool(e)) << text(std::move(e));
+    auto buf = llvm::MemoryBuffer::getFile(target);
+    ASSERT_TRUE(bool(buf)) << target;
+    EXPECT_EQ((*buf)->getBuffer(), "{\"a\": 1}");
+    for (const std::string &f : listDir(d))
+      EXPECT_EQ(f.find("q2tmp"), std::string::npos) << f;
+  }
+  EXPECT_EQ(handled, 1);
+  ::sigaction(SIGHUP, &saved, nullptr);
 }
 
 TEST(SupportPaths, OutputsMayNotClobberInputsOrEachOther) {

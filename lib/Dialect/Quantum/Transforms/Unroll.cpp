@@ -21,6 +21,11 @@ struct UnrollPass : q2::quantum::impl::QuantumUnrollBase<UnrollPass> {
     // can make inner bounds constant.
     bool changed = true;
     bool folded = false;
+    // Operations of the function, kept up to date as loops are unrolled:
+    // each unroll is checked against max-ops before it is done (the size
+    // is known, building it may not fit in memory).
+    int64_t numOps = 0;
+    getOperation()->walk([&](Operation *) { ++numOps; });
     while (changed) {
       changed = false;
       SmallVector<scf::ForOp> loops;
@@ -38,6 +43,18 @@ struct UnrollPass : q2::quantum::impl::QuantumUnrollBase<UnrollPass> {
               << static_cast<int64_t>(maxTripCount);
           return signalPassFailure();
         }
+        int64_t bodyOps = 0;
+        loop.getBody()->walk([&](Operation *) { ++bodyOps; });
+        int64_t after = numOps + (trips - 1) * bodyOps;
+        if (trips > 1 && (bodyOps > (maxOps - numOps) / (trips - 1) ||
+                          after > maxOps)) {
+          loop.emitError("quantum-unroll: unrolling this loop (")
+              << trips << " iterations of " << bodyOps
+              << " operations) would make the function hold more than "
+              << static_cast<int64_t>(maxOps) << " operations (max-ops)";
+          return signalPassFailure();
+        }
+        numOps = std::max<int64_t>(after, 0);
         // loopUnrollFull leaves zero-trip loops in place (it reports
         // success without erasing them), so this walk would never finish.
         if (trips == 0) {

@@ -67,7 +67,10 @@ def QuantumUnroll : Pass<"quantum-unroll"> {
   }];
   let options = [
     Option<"maxTripCount", "max-trip-count", "int64_t", "1 << 20",
-           "Refuse to unroll loops with more iterations than this">
+           "Refuse to unroll loops with more iterations than this">,
+    Option<"maxOps", "max-ops", "int64_t", "1 << 24",
+           "Refuse to unroll when the function would hold more operations "
+           "than this (checked before each loop is unrolled)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
@@ -149,6 +152,21 @@ def ScalarizeElementwiseExtract : Pass<"q2-scalarize-elementwise-extract"> {
     ranges in the generated code). Generics left without users vanish.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def OrderConstantGlobals : Pass<"q2-order-constant-globals", "::mlir::ModuleOp"> {
+  let summary = "Order and name bufferization's constant globals by first use";
+  let description = [{
+    One-shot bufferization with function boundaries visits functions in an
+    order taken from a pointer-keyed map, so the `memref.global` constants
+    it creates for tensor constants (`__constant_52xf64`, `..._1`, ...) come
+    out in a different order and with different suffixes from run to run:
+    the same input gave different IR and objects. This pass puts them at
+    the top of the module in the order of their first `memref.get_global`
+    (module walk order) and renames them `__constant_<type>`, `_1`, `_2`, ...
+    in that order. The IR is otherwise unchanged.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 #endif // Q2_QUANTUM_PASSES
