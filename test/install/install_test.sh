@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest "install" (docs/install.md): installs the build into a temporary
 # prefix, moves that prefix elsewhere, checks that nothing in it names the
-# source or build tree (text, RPATH/RUNPATH), then, with both trees hidden
+# source or build tree (text, RPATH/RUNPATH), builds the .deb packages
+# (cpack) and checks their dependencies, then, with both trees hidden
 # behind empty mounts (unshare; plain run when not permitted), runs from the
 # prefix: H2 end to end (q2-qpe -> q2-opt --profile-stages --run), the
 # plugin in stock mlir-opt-22, an out-of-tree C++ project built against
@@ -44,6 +45,16 @@ while IFS= read -r -d '' f; do
     done
   fi
 done < <(find "$P" -type f -print0)
+
+# cpack -G DEB: q2-opt and q2-opt-dev, depending on Debian's LLVM/MLIR 22.
+(cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/deb" \
+   >/dev/null)
+deps=$(dpkg-deb -f "$work"/deb/q2-opt_*.deb Depends)
+case "$deps" in *libmlir-22*libllvm22*) ;;
+  *) fail "q2-opt .deb depends on: $deps" ;; esac
+dpkg-deb -f "$work"/deb/q2-opt-dev_*.deb Depends | grep -q "libmlir-22-dev" \
+  || fail "q2-opt-dev .deb does not depend on libmlir-22-dev"
+rm -rf "$work/deb"
 
 cp -r "$src/test/install/consumer" "$work/consumer"
 cat > "$work/from_prefix.sh" <<'SCRIPT'
