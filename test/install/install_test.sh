@@ -74,10 +74,20 @@ assert rt == sys.argv[2] + "/lib/libq2_runtime.so", rt
 assert abs(c["sets"][0]["prob_sum"] - 1) < 1e-9 and c["sets"][0]["energy"] < 0, c
 print("H2 from the prefix: E =", c["sets"][0]["energy"], "Ha")
 PY
+cat > hh.mlir <<'MLIR'
+func.func @hh() -> !quantum.bit {
+  %r = quantum.alloc(1) : !quantum.reg
+  %q = quantum.extract %r[0] : !quantum.reg -> !quantum.bit
+  %a = quantum.custom "H"() %q : !quantum.bit
+  %b = quantum.custom "H"() %a : !quantum.bit
+  return %b : !quantum.bit
+}
+MLIR
 mlir-opt-22 --load-dialect-plugin="$P/lib/Q2Plugin.so" \
   --load-pass-plugin="$P/lib/Q2Plugin.so" \
   --pass-pipeline='builtin.module(func.func(quantum-cancel-inverses))' \
-  consumer/bell.mlir >/dev/null
+  hh.mlir >hh.out
+! grep -q quantum.custom hh.out || { echo "install test: the plugin's pass did not run" >&2; exit 1; }
 { cmake -S consumer -B consumer-build -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$P" && cmake --build consumer-build; } >consumer.log 2>&1 \
   || { cat consumer.log; echo "install test: the find_package(Q2) project failed" >&2; exit 1; }
