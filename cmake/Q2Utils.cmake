@@ -1,5 +1,8 @@
 # Precompiled MLIR headers (docs/building.md): one PCH, built once by
-# Q2MLIRPch and reused by every MLIR library (same flags: static, -fPIC).
+# Q2MLIRPch and reused (same flags: static, -fPIC) by the libraries whose
+# files include most of it; for the others loading the ~700 MB PCH costs
+# more than it saves (measured per file).
+set(Q2_PCH_TARGETS Q2QuantumTransforms Q2QuantumToLLVM Q2Registration)
 # Off under ccache, which does not cache compiles that use a PCH unless
 # configured for it (sloppiness=pch_defines,time_macros).
 if(CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache")
@@ -35,7 +38,7 @@ function(q2_add_library name)
   target_link_libraries(${name} PUBLIC Q2LLVMHeaders)
   if(ARG_MLIR)
     target_link_libraries(${name} PUBLIC MLIR LLVM)
-    if(Q2_PCH)
+    if(Q2_PCH AND name IN_LIST Q2_PCH_TARGETS)
       target_precompile_headers(${name} REUSE_FROM Q2MLIRPch)
     endif()
   endif()
