@@ -13,18 +13,36 @@ shuffled order each round so that load changes hit all sides:
   no-ir     ... the same with ir-metrics=false
 
 Times are in-process, from mlir-opt's own --mlir-timing (parsing and
-printing the output excluded): for `plain`, the sum of the pipeline's passes;
-for the profiled runs, the q2-profile pass as a whole (its snapshots, VmHWM
-resets, IR metrics and writing the report included). Per pass, the report's
-stage wall (plus the profiler time charged inside it) is set against the
-plain run's time of the same pass.
+printing the output excluded): for `plain`, the sum of the pipeline's passes
+(each including the verification after it); for the profiled runs, the
+q2-profile pass as a whole. Two ratios per profiled variant:
+
+  per-pass  sum over the pipeline's elements of the report's stage wall
+            (which contains the profiler's work inside the element: per-pass
+            clocks and RSS reads, IR metrics after each pass), over the plain
+            sum. This is the issue's "overhead per pass".
+  whole     the q2-profile pass as a whole over the plain sum: adds the
+            one-time and per-element fixed costs outside the passes (parsing
+            the pipeline and building its pass managers, memory snapshots and
+            VmHWM resets at element boundaries, IR metrics of the input and
+            at the end of a func.func(...) element, writing the report).
+
+Wall times on a loaded machine mostly measure the load; the script also
+prints the difference in process CPU time (user+sys, from wait4) between
+each profiled variant and the plain run, which the load does not inflate as
+much (the plain run loads the plugin too, so that its loading is not
+counted as overhead).
+
+The script renices itself to -10 when allowed (the machine it was written
+on is shared), and prints whether it could.
 
 All three run with --mlir-disable-threading: q2-profile runs the pipeline
 on one thread (per-pass memory is attributable only then), so a threaded
 plain run would put the lost parallelism of func.func(...) into the ratio;
 --threaded compares against the threaded plain run instead.
 
-Targets (ratios of medians, whole pipeline): profiled <= 1.30, no-ir <= 1.05.
+Targets (ratios of medians of the per-pass sums): profiled <= 1.30,
+no-ir <= 1.05. The whole ratios are printed next to them, not hidden.
 Usage: overhead.py [--bin DIR] [--runs N] [--copies N] [--threaded]
 Exit status 0 even when a target is missed; the PASS/FAIL lines say so.
 """
@@ -60,17 +78,23 @@ def generate(copies, path):
 
 
 def timing(cmd):
-    """Runs cmd with --mlir-timing (JSON); returns {top-level name: wall s}."""
-    p = subprocess.run(cmd + ["--mlir-timing", "--mlir-output-format=json"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    """Runs cmd with --mlir-timing (JSON); returns ({top-level name: wall s},
+    process CPU s)."""
+    p = subprocess.Popen(cmd + ["--mlir-timing", "--mlir-output-format=json"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = p.stderr.read()
+    p.stderr.close()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    cpu = ru.ru_utime + ru.ru_stime
     if p.returncode != 0:
-        sys.exit("command failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
+        sys.exit("command failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err))
     # The JSON is the whole of stderr; entries are one per top-level timer.
     out = {}
-    for e in json.loads(p.stderr):
+    for e in json.loads(err):
         if "name" in e:
             out[e["name"]] = e["wall"]["duration"]
-    return out
+    return out, cpu
 
 
 def main():
@@ -80,6 +104,11 @@ def main():
     ap.add_argument("--copies", type=int, default=100)
     ap.add_argument("--threaded", action="store_true")
     a = ap.parse_args()
+    try:
+        os.nice(-10)
+        niced = "reniced to -10"
+    except OSError:
+        niced = "not reniced (not allowed)"
     plugin = os.path.join(os.path.dirname(os.path.abspath(a.bin)), "lib", "Q2Plugin.so")
     if not os.path.exists(plugin):
         sys.exit("no plugin at %s (build the Q2Plugin target)" % plugin)
@@ -89,8 +118,8 @@ def main():
     base = [MLIR_OPT, prog, "-o", os.devnull]
     if not a.threaded:
         base.append("--mlir-disable-threading")
-    wrap = lambda opts: base + ["--load-pass-plugin=" + plugin,
-                                "--pass-pipeline=builtin.module(q2-profile{pipeline=\"%s\" %s})"
+    base.append("--load-pass-plugin=" + plugin)
+    wrap = lambda opts: base + ["--pass-pipeline=builtin.module(q2-profile{pipeline=\"%s\" %s})"
                                 % (PIPELINE, opts)]
     variants = {
         "plain": base + ["--pass-pipeline=builtin.module(%s)" % PIPELINE],
@@ -98,12 +127,15 @@ def main():
         "no-ir": wrap("ir-metrics=false report=" + os.path.join(tmp, "n.json")),
     }
     totals = {k: [] for k in variants}
+    inpass = {k: [] for k in variants}
+    cpu = {k: [] for k in variants}
     per_pass = {k: [[] for _ in TIMING_NAMES] for k in variants}
     for _ in range(a.runs):
         order = list(variants)
         random.shuffle(order)
         for k in order:
-            t = timing(variants[k])
+            t, c = timing(variants[k])
+            cpu[k].append(c)
             if k == "plain":
                 totals[k].append(sum(t[n] for n in TIMING_NAMES))
                 for i, n in enumerate(TIMING_NAMES):
@@ -113,22 +145,38 @@ def main():
                 rep = json.load(open(os.path.join(tmp, "r.json" if k == "profiled" else "n.json")))
                 stages = rep["phase_b"]["stages"][1:]
                 for i, s in enumerate(stages):
-                    per_pass[k][i].append(s["wall_s"] + s["profiler_s"])
+                    per_pass[k][i].append(s["wall_s"])
+                inpass[k].append(sum(s["wall_s"] for s in stages))
     med = {k: statistics.median(v) for k, v in totals.items()}
-    mins = {k: min(v) for k, v in totals.items()}
-    print("input: %d functions, %d runs each, interleaved; medians (machine may be loaded)"
-          % (2 * a.copies, a.runs))
-    print("%-34s %10s %10s %10s" % ("pass", "plain ms", "prof ms", "no-ir ms"))
+    inpass["plain"] = totals["plain"]
+    medp = {k: statistics.median(v) for k, v in inpass.items()}
+    q = lambda v: statistics.quantiles(v, n=4) if len(v) >= 2 else [v[0]] * 3
+    print("input: %d functions, %d runs each, interleaved, %s; medians, "
+          "load average %.1f at the end" % (2 * a.copies, a.runs, niced, os.getloadavg()[0]))
+    print("%-34s %10s %10s %10s" % ("element (stage)", "plain ms", "prof ms", "no-ir ms"))
     for i, n in enumerate(TIMING_NAMES):
         m = [statistics.median(per_pass[k][i]) * 1e3 for k in ("plain", "profiled", "no-ir")]
         print("%-34s %10.2f %10.2f %10.2f   x%.2f x%.2f" % (n, m[0], m[1], m[2], m[1] / m[0], m[2] / m[0]))
-    print("%-34s %10.2f %10.2f %10.2f" % ("whole pipeline (q2-profile pass)", med["plain"] * 1e3,
+    print("%-34s %10.2f %10.2f %10.2f" % ("sum of elements (per-pass)", medp["plain"] * 1e3,
+                                          medp["profiled"] * 1e3, medp["no-ir"] * 1e3))
+    print("%-34s %10.2f %10.2f %10.2f" % ("whole q2-profile pass", med["plain"] * 1e3,
                                           med["profiled"] * 1e3, med["no-ir"] * 1e3))
+    print("spread (quartiles, ms): " + "; ".join(
+        "%s %s" % (k, "/".join("%.0f" % (x * 1e3) for x in q(v))) for k, v in totals.items()))
+    medc = {k: statistics.median(v) for k, v in cpu.items()}
+    print("process CPU (user+sys, whole mlir-opt run incl. parse/print) ms: " + "; ".join(
+        "%s %.0f (quartiles %s)" % (k, medc[k] * 1e3, "/".join("%.0f" % (x * 1e3) for x in q(v)))
+        for k, v in cpu.items()))
+    for k in ("profiled", "no-ir"):
+        print("  %s - plain = %+.1f ms CPU (%.0f%% of the plain pipeline's median wall)"
+              % (k, (medc[k] - medc["plain"]) * 1e3, 100 * (medc[k] - medc["plain"]) / med["plain"]))
     for k, target in (("profiled", 1.30), ("no-ir", 1.05)):
-        r = med[k] / med["plain"]
-        print("%s %s/plain = %.3f (min/min %.3f), target <= %.2f"
-              % ("PASS" if r <= target else "FAIL", k, r, mins[k] / mins["plain"], target))
-
+        r = medp[k] / medp["plain"]
+        ratios = sorted(p / t for p, t in zip(inpass[k], totals["plain"]))
+        print("%s %s per-pass/plain = %.3f (per-round ratios %.2f..%.2f), target <= %.2f; "
+              "whole/plain = %.3f (fixed costs %.1f ms)"
+              % ("PASS" if r <= target else "FAIL", k, r, ratios[0], ratios[-1], target,
+                 med[k] / med["plain"], (med[k] - medp[k]) * 1e3))
 
 if __name__ == "__main__":
     main()

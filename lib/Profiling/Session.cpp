@@ -87,6 +87,9 @@ struct ProfilingSession::Impl {
   std::unordered_map<const void *, std::vector<int64_t>> openByKey;
   std::vector<StageRecord> stageRecords;
   std::optional<OpenStage> openStage;
+  /// The last stage's end snapshot while nothing has happened since
+  /// (chainStageSnapshots).
+  std::optional<MemorySnapshot> chainEnd;
   std::vector<MemorySnapshot> snaps;
   std::vector<std::string> warningList;
   std::unordered_map<std::thread::id, ThreadState> threads;
@@ -155,8 +158,18 @@ void ProfilingSession::beginStage(llvm::StringRef name, StageKind kind) {
   StageRecord &r = st.record;
   r.name = name.str();
   r.kind = kind;
-  auto before =
-      takeSnapshot(r.name + ":begin", 0, impl->opts.smapsAtStageBoundaries);
+  std::optional<MemorySnapshot> chained;
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    chained = std::move(impl->chainEnd);
+    impl->chainEnd.reset();
+  }
+  llvm::Expected<MemorySnapshot> before =
+      chained ? llvm::Expected<MemorySnapshot>(std::move(*chained))
+              : takeSnapshot(r.name + ":begin", 0,
+                             impl->opts.smapsAtStageBoundaries);
+  if (before && chained)
+    before->label = r.name + ":begin";
   if (!before)
     warn("stage " + r.name + ": " + llvm::toString(before.takeError()));
   else
@@ -228,6 +241,8 @@ StageRecord *ProfilingSession::endStage() {
 
   std::lock_guard<std::mutex> lock(impl->mutex);
   impl->noteHWM(r.end.status.vmHWM);
+  if (impl->opts.chainStageSnapshots && after)
+    impl->chainEnd = r.end;
   impl->stageRecords.push_back(std::move(r));
   return &impl->stageRecords.back();
 }
@@ -248,6 +263,7 @@ llvm::Expected<MemorySnapshot> ProfilingSession::snapshot(llvm::StringRef label,
   if (!s)
     return s.takeError();
   std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->chainEnd.reset();
   impl->noteHWM(s->status.vmHWM);
   impl->snaps.push_back(*s);
   return *s;
@@ -319,6 +335,7 @@ int64_t ProfilingSession::beginPass(const void *key, PassStart info) {
   {
     std::lock_guard<std::mutex> lock(impl->mutex);
     Impl::ThreadState &ts = impl->threadState();
+    impl->chainEnd.reset();
     idx = int64_t(impl->passRecords.size());
     r.index = idx;
     r.parent = ts.stack.empty() ? -1 : ts.stack.back().index;

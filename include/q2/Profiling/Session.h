@@ -44,6 +44,12 @@ struct ProfilingOptions {
   bool smapsAtStageBoundaries = false;
   /// Print warnings (e.g. multithreading enabled) to stderr as they occur.
   bool warnOnStderr = true;
+  /// A beginStage() that directly follows an endStage() (no pass or
+  /// snapshot in between) takes the end snapshot as its begin snapshot
+  /// instead of reading /proc and the heap again: for callers whose stages
+  /// are back to back (q2-profile), where mallinfo2 alone can cost
+  /// milliseconds on a large heap.
+  bool chainStageSnapshots = false;
 };
 
 /// What beginPass() needs to know about a pass (or step).

@@ -150,8 +150,39 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
     if (threaded)
       ctx->disableMultithreading();
 
+    // Pass managers are built before the first stage: building one
+    // (parsing its options, creating the passes) is not part of any pass,
+    // and with nothing run between two stages the end snapshot of one is
+    // the begin snapshot of the next (chainStageSnapshots).
+    std::string error;
+    struct Element {
+      std::unique_ptr<PassManager> pm;
+      /// One pass on the module (not a func.func(...) adaptor): the
+      /// instrumentation measured the module right after it.
+      bool modulePass = false;
+    };
+    std::vector<Element> pms;
+    for (const PipelineElement &el : *elements) {
+      std::string parseError;
+      auto parsed = parseOnModule(el.text, parseError);
+      if (failed(parsed)) { // it parsed as a whole: an internal error
+        error = "cannot re-parse '" + el.text + "': " + parseError;
+        break;
+      }
+      Element e;
+      e.pm = std::make_unique<PassManager>(ctx, kModule);
+      static_cast<OpPassManager &>(*e.pm) = *parsed;
+      auto passes = e.pm->getPasses();
+      // (MLIR's adaptor class is internal: recognized by name, as in
+      // Instrumentation.cpp.)
+      e.modulePass = std::distance(passes.begin(), passes.end()) == 1 &&
+                     !passes.begin()->getName().contains("OpToOpPassAdaptor");
+      pms.push_back(std::move(e));
+    }
+
     ProfilingOptions po;
     po.warnOnStderr = false; // warnings go to the report
+    po.chainStageSnapshots = true;
     ProfilingSession session(po);
     IRMetricsOptions io;
     // The pass manager verifies after each pass: no second verification.
@@ -166,16 +197,9 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
       if (StageRecord *rec = input.finish(); rec && irMetrics)
         rec->ir = cache->measure(module);
     }
-    std::string error;
-    for (const PipelineElement &el : *elements) {
-      PassManager pm(ctx, kModule);
-      std::string parseError;
-      auto parsed = parseOnModule(el.text, parseError);
-      if (failed(parsed)) { // it parsed as a whole: an internal error
-        error = "cannot re-parse '" + el.text + "': " + parseError;
-        break;
-      }
-      static_cast<OpPassManager &>(pm) = *parsed;
+    for (size_t i = 0; i < pms.size() && error.empty(); ++i) {
+      const PipelineElement &el = (*elements)[i];
+      PassManager &pm = *pms[i].pm;
       InstrumentationOptions ins;
       ins.irMetricsPerPass = irMetrics;
       // A pass on a function measures that function; on the module, the
@@ -186,8 +210,14 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
       ScopedStage stage(session, el.name);
       LogicalResult result = pm.run(module);
       if (StageRecord *rec = stage.finish(); rec && irMetrics)
-        if (succeeded(result))
-          rec->ir = cache->measure(module);
+        if (succeeded(result)) {
+          // After a single module pass the module was just measured: no
+          // second fingerprint walk.
+          std::optional<IRMetrics> last;
+          if (pms[i].modulePass)
+            last = cache->lastOf(module);
+          rec->ir = last ? std::move(*last) : cache->measure(module);
+        }
       if (failed(result)) {
         error = "q2-profile: '" + el.name + "' failed";
         break;

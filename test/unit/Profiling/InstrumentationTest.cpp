@@ -352,6 +352,46 @@ TEST(ProfSession, StagesWithoutTimelineAndSnapshots) {
   EXPECT_EQ(j["stages"][0]["begin"]["label"], "A:begin");
 }
 
+TEST(ProfSession, ChainedStagesReuseTheEndSnapshotOnlyBackToBack) {
+  ProfilingOptions o;
+  o.warnOnStderr = false;
+  o.chainStageSnapshots = true;
+  ProfilingSession session(o);
+  session.beginStage("A");
+  session.endStage();
+  session.beginStage("B"); // back to back: A's end is B's begin
+  session.endStage();
+  char *p = allocTouched(50 * MiB);
+  session.beginStage("C"); // something ran in between, but no pass or
+  session.endStage();      // snapshot: still chained (the caller's contract)
+  auto snap = session.snapshot("mid");
+  ASSERT_TRUE(bool(snap));
+  session.beginStage("D"); // a snapshot in between: measured afresh
+  std::free(p);
+  session.endStage();
+  std::vector<StageRecord> st = session.stages();
+  ASSERT_EQ(st.size(), 4u);
+  EXPECT_EQ(st[1].begin.label, "B:begin");
+  EXPECT_EQ(st[1].begin.unixTimeS, st[0].end.unixTimeS);
+  EXPECT_EQ(st[1].begin.status.vmRSS, st[0].end.status.vmRSS);
+  EXPECT_EQ(st[2].begin.unixTimeS, st[1].end.unixTimeS);
+  EXPECT_NE(st[3].begin.unixTimeS, st[2].end.unixTimeS);
+  EXPECT_GE(st[3].begin.unixTimeS, snap->unixTimeS);
+  // Each stage's own clock starts at its beginStage, not at the reused
+  // snapshot.
+  EXPECT_GE(st[1].begin.elapsedS, st[0].end.elapsedS);
+
+  ProfilingOptions off;
+  off.warnOnStderr = false;
+  ProfilingSession plain(off);
+  plain.beginStage("A");
+  plain.endStage();
+  plain.beginStage("B");
+  plain.endStage();
+  EXPECT_NE(plain.stages()[1].begin.unixTimeS,
+            plain.stages()[0].end.unixTimeS);
+}
+
 TEST(ProfSession, ScopedStageClosesOnScopeExit) {
   ProfilingOptions o;
   o.warnOnStderr = false;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -96,6 +97,14 @@ public:
   explicit IRMetricsCache(IRMetricsOptions options = {});
   ~IRMetricsCache();
   IRMetrics measure(mlir::Operation *op);
+  /// The last metrics measured of `op`, without checking that it is
+  /// unchanged: for a caller that knows nothing has run since (a stage end
+  /// right after its last module pass was measured).
+  std::optional<IRMetrics> lastOf(mlir::Operation *op) const {
+    if (target != op || !print)
+      return std::nullopt;
+    return metrics;
+  }
   const IRMetricsOptions &options() const { return opts; }
 
 private:
