@@ -49,8 +49,8 @@ def main():
     out = args.output or os.path.splitext(args.report)[0] + ".png"
     b = r["phase_b"]
     stages = b.get("stages", [])
-    samples = b.get("timeline", {}).get("samples", [])
-    peak = b.get("timeline", {}).get("peak")
+    samples = (b.get("timeline") or {}).get("samples", [])
+    peak = (b.get("timeline") or {}).get("peak")
     if not args.all:
         # Phase C (JIT load, simulator calls) usually lasts far longer than
         # compilation and would squeeze the compile stages into a sliver.
