@@ -122,6 +122,11 @@ struct CLOptions {
       cl::desc("With --run: no progress line on stderr (by default a call "
                "longer than 2 s reports its blocks as they finish)"),
       cl::init(false), cl::cat(category())};
+  cl::opt<double> progressAfter{
+      "progress-after",
+      cl::desc("With --run: seconds into a call before the progress line "
+               "starts (default 2; 0 reports every block)"),
+      cl::value_desc("s"), cl::init(2.0), cl::cat(category())};
   cl::opt<std::string> runtimeLib{
       "runtime-lib",
       cl::desc("With --run: simulator runtime (default: $Q2_RUNTIME_LIB, "
@@ -217,6 +222,7 @@ std::vector<DriverFlag> driverFlags() {
       {"--runtime-lib", &o.runtimeLib},
       {"--threads", &o.threads},
       {"--quiet", &o.quiet},
+      {"--progress-after", &o.progressAfter},
       {"--cache-dir", &o.cacheDir},
       {"--ir-dir", &o.irDir},
       {"--keep-intermediate", &o.keepIntermediate},
@@ -398,11 +404,20 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
                                   llvm::Twine(o.threads.getValue()));
   d.threads = o.threads;
   d.quiet = o.quiet;
+  if (given(o.progressAfter) && !(o.progressAfter >= 0))
+    return needs("--progress-after",
+                 "must be >= 0 seconds, got " +
+                     llvm::Twine(std::to_string(o.progressAfter.getValue())));
+  if (given(o.progressAfter) && o.quiet)
+    return needs("--progress-after", "sets when the progress line starts: "
+                                     "it cannot be combined with --quiet");
+  d.progressAfterS = o.progressAfter;
   for (auto [flag, opt] : {std::pair<const char *, const cl::Option *>{
                                "--max-qubits", &o.maxQubits},
                            {"--runtime-lib", &o.runtimeLib},
                            {"--threads", &o.threads},
-                           {"--quiet", &o.quiet}})
+                           {"--quiet", &o.quiet},
+                           {"--progress-after", &o.progressAfter}})
     if (d.runs == 0 && given(*opt))
       return needs(flag, "acts in Phase C: it needs --run N (N > 0)");
 

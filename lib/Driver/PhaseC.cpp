@@ -13,6 +13,11 @@
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cmath>
 #include <unistd.h>
 
@@ -295,27 +300,69 @@ Circuit::callInto(llvm::ArrayRef<double> coeffs,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The progress line of one call (stderr): after 2 s, each finished block
-/// as "block k of n, S s, ~R s left", in place on a terminal (\r), one line
-/// per block otherwise. n is the program's estimation wires (one powered
-/// block each); R assumes the blocks left take as long as the mean of those
-/// after the first (the first builds U).
-struct CallProgress {
-  std::string label;
-  int64_t wires = 0;
-  double t0 = 0, first = 0, rest = 0;
-  bool tty = false, printed = false;
+/// The progress line of the calls (stderr): once a call has run `after`
+/// seconds, each finished block as "block k of n, S s, ~R s left", and, while
+/// one block runs long (the first builds U; a block that replays slices can
+/// take minutes) or the program has no blocks, a heartbeat "running, S s, k
+/// of n blocks done" (from 2 s at the earliest) so that a long call is never
+/// silent. In place on a terminal (\r, every second), one line per
+/// event otherwise (heartbeats every 10 s, so a log stays short). n is the
+/// program's estimation wires (one powered block each); R assumes the blocks
+/// left take as long as the mean of those after the first. One heartbeat
+/// thread serves every call, so a short call pays no thread start.
+class CallProgress {
+public:
+  CallProgress(int64_t wires, double after)
+      : wires(wires), after(after), tty(llvm::errs().is_displayed()),
+        heartbeat([this] { beat(); }) {}
+  ~CallProgress() {
+    end();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      quit = true;
+    }
+    wake.notify_all();
+    heartbeat.join();
+  }
 
   static void callback(void *self, int64_t done, double secs, int32_t) {
     static_cast<CallProgress *>(self)->block(done, secs);
   }
+
+  /// A call starts at `t0` (profiling::elapsedSeconds()).
+  void begin(std::string callLabel, double callT0) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      label = std::move(callLabel);
+      t0 = callT0;
+      finished = 0;
+      first = rest = 0;
+      lastPrint = -1e9;
+      active = true;
+    }
+    wake.notify_all();
+  }
+
+  /// The call returned: ends an in-place line so that what follows starts
+  /// on its own. Idempotent.
+  void end() {
+    std::lock_guard<std::mutex> lock(mu);
+    active = false;
+    if (tty && printed)
+      llvm::errs() << "\n";
+    printed = false;
+  }
+
+private:
   void block(int64_t done, double secs) {
+    std::lock_guard<std::mutex> lock(mu);
+    finished = done;
     if (done == 1)
       first = secs;
     else
       rest += secs;
     double now = profiling::elapsedSeconds() - t0;
-    if (now < 2.0)
+    if (now < after)
       return;
     std::string line = llvm::formatv("q2-opt: [{0}] block {1}", label, done);
     if (wires >= done) {
@@ -326,19 +373,55 @@ struct CallProgress {
     } else {
       line += llvm::formatv(", {0:F1} s", now).str();
     }
+    print(line, now);
+  }
+
+  /// The heartbeat thread: reports the block in progress when nothing was
+  /// printed for a while.
+  void beat() {
+    const double every = tty ? 1.0 : 10.0;
+    std::unique_lock<std::mutex> lock(mu);
+    while (!quit) {
+      if (!active) {
+        wake.wait(lock);
+        continue;
+      }
+      wake.wait_for(lock, std::chrono::milliseconds(tty ? 250 : 1000));
+      if (!active || quit)
+        continue;
+      double now = profiling::elapsedSeconds() - t0;
+      if (now < std::max(after, 2.0) || now - lastPrint < every)
+        continue;
+      // Says blocks done, not "block k running": a program compiled
+      // without powered blocks has none to count.
+      print(llvm::formatv("q2-opt: [{0}] running, {1:F0} s, {2} of {3} "
+                          "blocks done",
+                          label, now, finished, wires),
+            now);
+    }
+  }
+
+  /// Called with `mu` held.
+  void print(const std::string &line, double now) {
     if (tty)
       llvm::errs() << "\r" << line << "\x1b[K";
     else
       llvm::errs() << line << "\n";
     llvm::errs().flush();
     printed = true;
+    lastPrint = now;
   }
-  /// Ends an in-place line so that what follows starts on its own.
-  void finish() {
-    if (tty && printed)
-      llvm::errs() << "\n";
-    printed = false;
-  }
+
+  const int64_t wires;
+  const double after;
+  const bool tty;
+  std::mutex mu;
+  std::condition_variable wake;
+  std::string label;
+  double t0 = 0, first = 0, rest = 0, lastPrint = -1e9;
+  int64_t finished = 0;
+  bool active = false, quit = false, printed = false;
+  std::thread heartbeat; // last: starts once the fields above exist
 };
 } // namespace
 
@@ -395,28 +478,29 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
   os << "\nPhase C: " << runs << " call(s) per coefficient set, "
      << rec.threads << " thread(s), runtime " << rec.runtime << "\n";
   std::vector<double> probs(size_t(1) << md.nEst, 0.0);
+  std::optional<CallProgress> progress;
+  if (!opts.quiet)
+    progress.emplace(md.nEst, opts.progressAfterS);
   for (const CoeffSet &set : sets) {
     profiling::Stats callTimes;
     for (int c = 0; c < runs; ++c) {
       // The block report describes one call: the last.
       (*circuit)->resetBlockStats();
       double t0 = profiling::elapsedSeconds();
-      CallProgress progress;
-      if (!opts.quiet) {
-        progress.label = runs > 1 ? llvm::formatv("{0} call {1}/{2}", set.label,
-                                                  c + 1, runs)
-                                        .str()
-                                  : set.label;
-        progress.wires = md.nEst;
-        progress.t0 = t0;
-        progress.tty = llvm::errs().is_displayed();
-        (*circuit)->setBlockProgress(&CallProgress::callback, &progress);
+      if (progress) {
+        progress->begin(runs > 1 ? llvm::formatv("{0} call {1}/{2}", set.label,
+                                                 c + 1, runs)
+                                       .str()
+                                 : set.label,
+                        t0);
+        // Per call: this also restarts the runtime's block count.
+        (*circuit)->setBlockProgress(&CallProgress::callback, &*progress);
       }
       llvm::Error e = (*circuit)->run(set.coeffs, probs);
       callTimes.add(profiling::elapsedSeconds() - t0);
-      if (!opts.quiet) {
+      if (progress) {
         (*circuit)->setBlockProgress(nullptr, nullptr);
-        progress.finish();
+        progress->end();
       }
       if (e)
         return fail(std::move(e));

@@ -69,6 +69,7 @@ struct DriverOptions {
   int64_t maxQubits = 0; ///< runtime register limit; 0 = its default
   int threads = 0;       ///< runtime kernel threads; 0 = all cores
   bool quiet = false;    ///< no Phase C progress line on stderr
+  double progressAfterS = 2.0; ///< seconds into a call before progress shows
   std::string runtimeLib;
   std::string cacheDir;
   std::string irDir;
