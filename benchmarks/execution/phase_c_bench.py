@@ -29,6 +29,13 @@ Q2_RT_COSETS=0 (dense on the whole 2^m space) next to it up to 8 system
 qubits (at 12 that path no longer fits the memory rule and replays slices:
 hours).
 
+The scaling section ends at the limit: random Hamiltonians
+(q2-random-fcidump NORB 4 7, no orbital symmetry) with the defaults, dynamic,
+NORB 7 (14 system qubits: the largest register accepted on this machine) and
+NORB 8 (refused before anything is allocated). The NORB 7 call is stopped
+after --limit-budget seconds (SIGINT); its progress lines say how many
+blocks were done, and the peak RSS is the child's.
+
 Gate by gate, H3O+ decomposed takes ~8 minutes per call on this machine: it is
 measured at n_est 5 and scaled by the number of Trotter steps (2^8-1)/(2^5-1)
 and by the state size 2^3 unless --full is given (measured in full: 501 s,
@@ -37,10 +44,14 @@ scaled: 576 s); LiH gate by gate likewise at n_est 4 (by 8/4 wires and 2^4).
 import argparse
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -58,6 +69,9 @@ def main():
     ap.add_argument("--sections", default="targets,fusion,fold,loop",
                     help="comma-separated subset of "
                          "targets,fusion,fold,loop,scaling")
+    ap.add_argument("--limit-budget", type=float, default=120,
+                    help="seconds the scaling section gives the largest "
+                         "register the runtime accepts (default 120)")
     ap.add_argument("--molecules", default="",
                     help="comma-separated FCIDUMP names (fusion and fold "
                          "sections; default: every bundled example)")
@@ -253,6 +267,65 @@ def main():
                             "PASS" if ok else "FAIL")
                     print(line)
                     sys.stdout.flush()
+
+        if "scaling" in sections:
+            rnd = os.path.join(bin_dir, "q2-random-fcidump")
+            print("\nThe largest register the runtime accepts (random "
+                  "FCIDUMP, 4 electrons, defaults, dynamic; budget %.0f s):"
+                  % args.limit_budget)
+            for norb in (7, 8):
+                fc = os.path.join(tmp, "random_%d.FCIDUMP" % norb)
+                prog = os.path.join(tmp, "random_%d.mlir" % norb)
+                subprocess.run([rnd, str(norb), "4", "7", "-o", fc],
+                               check=True, stdout=subprocess.DEVNULL)
+                subprocess.run([qpe, fc, "--mode", "dynamic", "-o", prog],
+                               check=True, stdout=subprocess.DEVNULL)
+                info = subprocess.run([qpe, fc, "--info"], check=True,
+                                      capture_output=True, text=True).stdout
+                n_sys = int(re.search(r"qubits\s+(\d+)", info).group(1))
+                n_est = int(re.search(r"n_est (\d+)", info).group(1))
+                state = 16.0 * 2 ** (n_sys + n_est)
+                out_o = os.path.join(tmp, "x.o")
+                subprocess.run([opt, prog, "-o", out_o], check=True,
+                               stdout=subprocess.DEVNULL)
+                t0 = time.monotonic()
+                child = subprocess.Popen([opt, out_o, "--run", "1"],
+                                         stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True)
+                lines = []
+                stopped = False
+                # The progress lines come every 10 s on a pipe; a reader
+                # thread keeps the budget exact.
+                reader = threading.Thread(
+                    target=lambda: lines.extend(child.stderr), daemon=True)
+                reader.start()
+                reader.join(args.limit_budget)
+                if child.poll() is None:
+                    child.send_signal(signal.SIGINT)
+                    stopped = True
+                _, status, usage = os.wait4(child.pid, 0)
+                child.returncode = os.waitstatus_to_exitcode(status)
+                reader.join(10)
+                secs = time.monotonic() - t0
+                peak = usage.ru_maxrss * 1024
+                text = "".join(lines)
+                refused = [l for l in lines if "error:" in l]
+                if refused:
+                    print("  random NORB %d  %2d+%2d qubits  state %8.1f MB  "
+                          "refused in %.2f s: %s"
+                          % (norb, n_sys, n_est, state / 1e6, secs,
+                             refused[0].strip()))
+                    continue
+                done = re.findall(r"(\d+) of (\d+) blocks done", text) or \
+                    re.findall(r"block (\d+) of (\d+),", text)
+                k, n = done[-1] if done else ("?", "?")
+                print("  random NORB %d  %2d+%2d qubits  state %8.1f MB  "
+                      "accepted, peak %.1f MB = %.2fx state, %s after "
+                      "%.0f s, %s of %s blocks done"
+                      % (norb, n_sys, n_est, state / 1e6, peak / 1e6,
+                         peak / state,
+                         "stopped" if stopped else "finished", secs, k, n))
+                sys.stdout.flush()
 
         if "loop" in sections:
             print("\nCompile once, call many:")
