@@ -120,9 +120,13 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
     // Last, on the final gate sequence (powered bodies included): bounds
     // what stages 3-6 see per function (docs/pipeline.md). Blocks above a
     // quarter chunk are cut: a table pays off well before a full chunk.
+    // A table's gates are data, so it holds 8 chunks' worth: LLVM pays a
+    // fixed cost per function, which dominated stages 4-6 at 10^4 terms.
     return text + llvm::formatv(",quantum-outline-chunks{{"
-                                "max-gates={0} min-gates={1}}",
-                                o.outlineGates, o.outlineGates / 4)
+                                "max-gates={0} min-gates={1} "
+                                "max-table-gates={2}}",
+                                o.outlineGates, o.outlineGates / 4,
+                                8 * o.outlineGates)
                       .str();
   }
   case Stage::Bufferization:
