@@ -104,17 +104,21 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
     return "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
            "tosa-to-tensor),linalg-generalize-named-ops,"
            "linalg-fuse-elementwise-ops,q2-scalarize-elementwise-extract,"
-           "canonicalize,cse";
+           "canonicalize{region-simplify=disabled},cse";
   case Stage::QuantumLowering: {
     std::string text = llvm::formatv(
         "func.func(quantum-lower-ctrl-adj,"
         "quantum-decompose-pauli-rot{{keep-native={0}},"
         "quantum-cancel-inverses,quantum-merge-rotations)",
         o.keepNativePauli ? "true" : "false");
+    // Stages 1-2 have structured control flow only (one block per region):
+    // region simplification finds nothing there, but walked every op of
+    // the program after each of canonicalize's iterations.
     if (o.unroll)
-      text += ",canonicalize,func.func(quantum-unroll),canonicalize,"
+      text += ",canonicalize{region-simplify=disabled},func.func(quantum-"
+              "unroll),canonicalize{region-simplify=disabled},"
               "func.func(quantum-cancel-inverses,quantum-merge-rotations)";
-    text += ",canonicalize,cse";
+    text += ",canonicalize{region-simplify=disabled},cse";
     if (o.powerBlocks)
       text += ",func.func(quantum-power-loops)";
     // Last, on the final gate sequence (powered bodies included): bounds
