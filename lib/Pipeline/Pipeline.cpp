@@ -104,25 +104,33 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
     return "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
            "tosa-to-tensor),linalg-generalize-named-ops,"
            "linalg-fuse-elementwise-ops,q2-scalarize-elementwise-extract,"
-           "canonicalize,cse";
+           "canonicalize{region-simplify=disabled},cse";
   case Stage::QuantumLowering: {
     std::string text = llvm::formatv(
         "func.func(quantum-lower-ctrl-adj,"
         "quantum-decompose-pauli-rot{{keep-native={0}},"
         "quantum-cancel-inverses,quantum-merge-rotations)",
         o.keepNativePauli ? "true" : "false");
+    // Stages 1-2 have structured control flow only (one block per region):
+    // region simplification finds nothing there, but walked every op of
+    // the program after each of canonicalize's iterations.
     if (o.unroll)
-      text += ",canonicalize,func.func(quantum-unroll),canonicalize,"
+      text += ",canonicalize{region-simplify=disabled},func.func(quantum-"
+              "unroll),canonicalize{region-simplify=disabled},"
               "func.func(quantum-cancel-inverses,quantum-merge-rotations)";
-    text += ",canonicalize,cse";
+    text += ",canonicalize{region-simplify=disabled},cse";
     if (o.powerBlocks)
       text += ",func.func(quantum-power-loops)";
     // Last, on the final gate sequence (powered bodies included): bounds
     // what stages 3-6 see per function (docs/pipeline.md). Blocks above a
     // quarter chunk are cut: a table pays off well before a full chunk.
+    // A table's gates are data, so it holds 8 chunks' worth: LLVM pays a
+    // fixed cost per function, which dominated stages 4-6 at 10^4 terms.
     return text + llvm::formatv(",quantum-outline-chunks{{"
-                                "max-gates={0} min-gates={1}}",
-                                o.outlineGates, o.outlineGates / 4)
+                                "max-gates={0} min-gates={1} "
+                                "max-table-gates={2}}",
+                                o.outlineGates, o.outlineGates / 4,
+                                8 * o.outlineGates)
                       .str();
   }
   case Stage::Bufferization:

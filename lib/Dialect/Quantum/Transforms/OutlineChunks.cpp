@@ -208,9 +208,11 @@ std::optional<Shape> shapeOf(Value root,
 class Outliner {
 public:
   Outliner(func::FuncOp parent, SymbolTable &symbols, unsigned minGates,
-           unsigned maxGates, bool tabulate)
+           unsigned maxGates, unsigned maxTableGates, bool tabulate)
       : parent(parent), symbols(symbols), minGates(minGates),
-        maxGates(maxGates), tabulate(tabulate), insertAfter(parent) {}
+        maxGates(maxGates),
+        maxTableGates(std::max(maxGates, maxTableGates)), tabulate(tabulate),
+        insertAfter(parent) {}
 
   /// Outlines `block` level by level until at most minGates units are left
   /// or nothing can be grouped.
@@ -332,24 +334,30 @@ private:
 
   /// Cuts a run into chunks of at most maxGates units whose code (unitCost)
   /// is at most maxGates between them: a chunk bounds the code of its
-  /// function (with tables, the gates are data).
+  /// function. A chunk of gates only becomes a table, whose gates are data:
+  /// it may hold up to maxTableGates of them.
   SmallVector<ArrayRef<Operation *>> split(Block &block,
                                            ArrayRef<Operation *> run) {
     SmallVector<ArrayRef<Operation *>> out;
     DenseSet<Operation *> seen;
     llvm::StringSet<> shapes;
     int64_t begin = 0, code = 0, limit = maxGates;
+    bool allGates = true;
     for (int64_t i = 0, e = run.size(); i < e; ++i) {
       int64_t cost = unitCost(run[i], block, seen, shapes, limit - code);
-      if (i > begin && (i - begin == limit || code + cost > limit)) {
+      bool gates = allGates && tabulate && isa<QuantumGate>(run[i]);
+      int64_t units = gates ? int64_t(maxTableGates) : limit;
+      if (i > begin && (i - begin >= units || code + cost > limit)) {
         out.push_back(run.slice(begin, i - begin));
         begin = i;
         seen.clear();
         shapes.clear();
         cost = unitCost(run[i], block, seen, shapes, limit);
         code = 0;
+        gates = tabulate && isa<QuantumGate>(run[i]);
       }
       code += cost;
+      allGates = gates;
     }
     out.push_back(run.slice(begin));
     return out;
@@ -360,6 +368,19 @@ private:
   void outline(Block &block, ArrayRef<Operation *> members) {
     MLIRContext *ctx = parent.getContext();
     DenseSet<Operation *> memberSet(members.begin(), members.end());
+    std::optional<TablePlan> plan;
+    if (tabulate)
+      plan = planTable(members, memberSet);
+    // Without a table the gates are code: at most maxGates per function.
+    if (!plan && members.size() > maxGates) {
+      for (size_t i = 0; i < members.size(); i += maxGates) {
+        ArrayRef<Operation *> part =
+            members.slice(i, std::min<size_t>(maxGates, members.size() - i));
+        if (part.size() >= 2)
+          outline(block, part);
+      }
+      return;
+    }
     Location loc = members.front()->getLoc();
     // The function (its type is set once the arguments are known), after
     // the parent's previous chunks.
@@ -416,9 +437,6 @@ private:
       }
     };
 
-    std::optional<TablePlan> plan;
-    if (tabulate)
-      plan = planTable(members, memberSet);
     // Outside values in order of first use (arguments in that order); with
     // a table, the qubits first, then what the parameters need.
     GateTableOp table;
@@ -626,7 +644,7 @@ private:
 
   func::FuncOp parent;
   SymbolTable &symbols;
-  unsigned minGates, maxGates;
+  unsigned minGates, maxGates, maxTableGates;
   bool tabulate;
   Operation *insertAfter;
   unsigned counter = 0;
@@ -655,7 +673,8 @@ struct OutlineChunksPass
         continue;
       SmallVector<Block *> blocks;
       fn.walk([&](Block *block) { blocks.push_back(block); });
-      Outliner outliner(fn, symbols, minGates, maxGates, tabulate);
+      Outliner outliner(fn, symbols, minGates, maxGates, maxTableGates,
+                        tabulate);
       for (Block *block : blocks)
         outliner.run(*block);
       outliner.eraseDeadSources();

@@ -54,7 +54,13 @@ struct ScalarizePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ScalarizeExtract>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Scalarized extracts may read from another generic (a cascade: the
+    // greedy driver, not a walk), but the IR has one block per region here:
+    // region simplification would only walk it again after every iteration.
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
       signalPassFailure();
   }
 };

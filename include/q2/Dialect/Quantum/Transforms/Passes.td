@@ -93,7 +93,10 @@ def QuantumOutlineChunks : Pass<"quantum-outline-chunks", "::mlir::ModuleOp"> {
     the chunk, constants always; anything else is an argument. A chunk has
     at most `max-gates` gates and clones at most `max-gates` ops, so its
     function's code is bounded whatever the mix (one angle per gate for
-    native Pauli rotations, one per ten gates decomposed). If the block
+    native Pauli rotations, one per ten gates decomposed). A chunk whose
+    gates become a table may hold up to `max-table-gates` gates: they are
+    data, its code is still bounded by `max-gates`; fewer, larger tables
+    save LLVM a fixed cost per function. If the block
     still has more than `min-gates` gates and calls, the calls are grouped
     the same way (a tree), so no function grows with the number of gates.
     Originals left unused are erased. Linear in the block per level.
@@ -108,6 +111,10 @@ def QuantumOutlineChunks : Pass<"quantum-outline-chunks", "::mlir::ModuleOp"> {
            "Largest number of gates (or calls) per function; 0 disables">,
     Option<"minGates", "min-gates", "unsigned", "256",
            "Blocks with at most this many gates (or calls) are left alone">,
+    Option<"maxTableGates", "max-table-gates", "unsigned", "0",
+           "Largest number of gates of a chunk that becomes one "
+           "quantum.gate_table (0: max-gates); its code stays bounded by "
+           "max-gates">,
     Option<"tabulate", "tabulate", "bool", "true",
            "Put each chunk's gates into one quantum.gate_table">
   ];
