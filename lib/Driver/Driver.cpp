@@ -577,7 +577,9 @@ int DriverRun::run() {
   if (session)
     os << "\nlifetime peak RSS: "
        << llvm::formatv("{0:F1}", session->lifetimePeakRSS() / 1e6)
-       << " MB (stages Load/Execute are in the report)\n";
+       << (report.phaseC && report.phaseC->skipped
+               ? " MB\n"
+               : " MB (stages Load/Execute are in the report)\n");
   if (int code = writeOutput(result, *module))
     return finish(code);
   return finish(0);
