@@ -3,7 +3,11 @@
 // The Phase A speed target: reading the H3O+ (4e,4o) FCIDUMP, Jordan-Wigner,
 // and writing the stage-0 program (default options) in < 50 ms. Times the
 // in-process work (no process start-up), median of N runs; the program is
-// printed into a counting sink of the same bytes q2-qpe writes.
+// written (writeQPEProgram, as q2-qpe does) into a sink that counts bytes.
+//
+//   bench-qpe-write [FCIDUMP [RUNS [TARGET_MS]]]
+//   bench-qpe-write random16.FCIDUMP 5 3000   (q2-random-fcidump 16 8 7:
+//                                              94,849 terms, issue 24)
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Hamiltonian/Hamiltonian.h"
@@ -20,6 +24,18 @@
 #include <string>
 #include <vector>
 
+namespace {
+/// Counts what is written (no buffer of 10^8 bytes to grow).
+class CountingStream : public llvm::raw_ostream {
+public:
+  uint64_t n = 0;
+
+private:
+  void write_impl(const char *, size_t size) override { n += size; }
+  uint64_t current_pos() const override { return n; }
+};
+} // namespace
+
 int main(int argc, char **argv) {
   std::string file = argc > 1 ? argv[1] : "";
   if (file.empty()) {
@@ -29,6 +45,7 @@ int main(int argc, char **argv) {
   int reps = argc > 2 ? std::atoi(argv[2]) : 20;
   if (reps < 5)
     reps = 5;
+  double target = argc > 3 ? std::atof(argv[3]) : 50.0;
   mlir::MLIRContext ctx;
   // Wall and CPU time: on a loaded machine CPU time is the steadier figure.
   std::vector<double> ms, cpu;
@@ -48,15 +65,13 @@ int main(int argc, char **argv) {
     }
     q2::qpe::QPEOptions o;
     o.nTrotter = 10;
-    auto m = q2::qpe::buildQPEProgram(ctx, *h, *p, o);
-    if (!m) {
-      std::fprintf(stderr, "%s\n", llvm::toString(m.takeError()).c_str());
+    CountingStream os;
+    if (llvm::Error e = q2::qpe::writeQPEProgram(os, ctx, *h, *p, o)) {
+      std::fprintf(stderr, "%s\n", llvm::toString(std::move(e)).c_str());
       return 1;
     }
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    (**m)->print(os, mlir::OpPrintingFlags().assumeVerified());
-    bytes = text.size();
+    os.flush();
+    bytes = os.n;
     cpu.push_back(1e3 * double(std::clock() - c0) / CLOCKS_PER_SEC);
     ms.push_back(std::chrono::duration<double, std::milli>(
                      std::chrono::steady_clock::now() - t0)
@@ -65,13 +80,14 @@ int main(int argc, char **argv) {
   std::sort(ms.begin(), ms.end());
   std::sort(cpu.begin(), cpu.end());
   double median = ms[ms.size() / 2], cpuMedian = cpu[cpu.size() / 2];
-  std::printf("read + JW + build + print the QPE program (%s, n_est 8, "
+  std::printf("read + JW + write the QPE program (%s, n_est 8, "
               "n_trotter 10, dynamic, rolled), %d runs, %llu bytes:\n"
               "  wall median %.2f ms (min %.2f, max %.2f)\n"
               "  CPU  median %.2f ms (min %.2f, max %.2f)\n"
-              "  target < 50 ms: %s by CPU time, %s by wall time\n",
+              "  target < %.0f ms: %s by CPU time, %s by wall time\n",
               file.c_str(), reps, (unsigned long long)bytes, median,
-              ms.front(), ms.back(), cpuMedian, cpu.front(), cpu.back(),
-              cpuMedian < 50 ? "PASS" : "FAIL", median < 50 ? "PASS" : "FAIL");
-  return cpuMedian < 50 ? 0 : 1;
+              ms.front(), ms.back(), cpuMedian, cpu.front(), cpu.back(), target,
+              cpuMedian < target ? "PASS" : "FAIL",
+              median < target ? "PASS" : "FAIL");
+  return cpuMedian < target ? 0 : 1;
 }

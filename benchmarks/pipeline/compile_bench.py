@@ -6,7 +6,7 @@ target next to it: best and median of >= 5 runs of the whole process, peak
 RSS of each child from wait4.
 
   python3 benchmarks/pipeline/compile_bench.py [--build build] [--runs 5]
-          [--out DIR] [--skip-legacy]
+          [--out DIR] [--skip-legacy] [--max-norb 16] [--large-only]
 
 Sections:
   1. Hamiltonian size (dynamic, n_est 8, n_trotter 10, order 2, whole
@@ -16,6 +16,15 @@ Sections:
      terms (q2-random-fcidump); total time and peak RSS (best of --runs),
      per-stage time and peak from one --profile-stages report each; writes
      DIR/scaling.{csv,md,png} (default DIR: BUILD/bench/compile).
+  2b. To 10^5 terms: random FCIDUMPs NORB 10, 12, 14, 16 (q2-random-fcidump
+     NORB NORB/2 7: 14,251 .. 94,849 terms; --max-norb caps NORB, 0 skips
+     them), ONE run each (minutes and GBs at NORB 16): q2-qpe time, peak
+     and program bytes per term, then one `q2-opt --qpe-pipeline
+     --profile-stages` (whole-process wall and peak from wait4, per-stage
+     wall and peak from its report) and the dominant stage per size; writes
+     DIR/scaling_large.{csv,md} and the log-log DIR/scaling_loglog.png (every
+     input of sections 2 and 2b). --large-only runs just this section, with
+     the section-2 inputs measured once each for the picture.
   3. The plugin path: q2-qpe-pipeline inside stock mlir-opt-22.
   4. The earlier targets (rolled loops, stock tools, IR growth).
 """
@@ -131,6 +140,137 @@ def plot(rows, png):
     print(f"wrote {png}")
 
 
+def timed(cmd):
+    """(wall s, peak RSS MB) of one run of cmd (wait4)."""
+    return run(cmd)
+
+
+def large_row(q2qpe, q2opt, fci, tmp, label):
+    """One input measured once: Phase A (q2-qpe) and the six stages."""
+    terms, qubits = info_terms(q2qpe, fci)
+    prog = os.path.join(tmp, label + ".mlir")
+    qs, qpk = timed([q2qpe, fci, "--mode", "dynamic", "--n-est", "8",
+                     "--n-trotter", "10", "--order", "2", "--power", "time",
+                     "-o", prog])
+    nbytes = os.path.getsize(prog)
+    rep = os.path.join(tmp, label + ".json")
+    wall, peak = timed([q2opt, "--qpe-pipeline", "--profile-stages", "--run",
+                        "0", prog, "--report", rep, "-o",
+                        os.path.join(tmp, "large.o")])
+    with open(rep) as f:
+        r = json.load(f)
+    row = {"input": label, "qubits": qubits, "terms": terms,
+           "qpe_s": qs, "qpe_peak_mb": qpk, "program_bytes": nbytes,
+           "bytes_per_term": nbytes / terms, "wall_s": wall,
+           "peak_rss_mb": peak}
+    for name in STAGES:
+        row[f"{name}_s"], row[f"{name}_peak_mb"] = 0.0, 0.0
+    for st in r["phase_b"]["stages"]:
+        for name in STAGES:
+            if st["name"].endswith(name):
+                row[f"{name}_s"] = st["wall_s"]
+                row[f"{name}_peak_mb"] = st["peak_rss_bytes"] / 1e6
+    row["dominant"] = max(STAGES, key=lambda n: row[f"{n}_s"])
+    os.remove(prog)
+    return row
+
+
+def plot_loglog(rows, png):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"(matplotlib missing: {png} not drawn)")
+        return
+    rows = sorted(rows, key=lambda r: r["terms"])
+    terms = [r["terms"] for r in rows]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 5))
+    for name in STAGES:
+        ax1.loglog(terms, [max(r[f"{name}_s"], 1e-4) for r in rows], ".-",
+                   label=name)
+    ax1.loglog(terms, [r["wall_s"] for r in rows], "k.-", label="whole process")
+    ax1.loglog(terms, [r["qpe_s"] for r in rows], "k.:", label="q2-qpe")
+    ref = [3e-4 * t for t in terms]
+    ax1.loglog(terms, ref, color="0.6", ls="--", lw=0.8, label="0.3 ms/term")
+    ax1.set_xlabel("Pauli terms")
+    ax1.set_ylabel("wall seconds")
+    ax1.set_title("time per stage")
+    ax1.legend(fontsize=7)
+    for name in STAGES:
+        ax2.loglog(terms, [max(r[f"{name}_peak_mb"], 1) for r in rows], ".-",
+                   label=name)
+    ax2.loglog(terms, [r["peak_rss_mb"] for r in rows], "k.-",
+               label="process peak")
+    ax2.loglog(terms, [r["qpe_peak_mb"] for r in rows], "k.:",
+               label="q2-qpe peak")
+    ax2.set_xlabel("Pauli terms")
+    ax2.set_ylabel("peak RSS, MB")
+    ax2.set_title("peak RSS per stage")
+    ax2.legend(fontsize=7)
+    fig.suptitle("q2-opt --qpe-pipeline --profile-stages, decomposed, dynamic, "
+                 "n_est 8, n_trotter 10, order 2 (one run per input)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
+def large_section(q2qpe, q2opt, randfci, tmp, out_dir, max_norb, small):
+    """Section 2b; `small` adds the section-2 inputs (once each) to the
+    picture."""
+    print(f"\n2b. To 10^5 terms: random NORB 10..{max_norb}, one run each "
+          "(q2-opt --qpe-pipeline --profile-stages; decomposed)\n")
+    inputs = []
+    if small:
+        inputs += [(os.path.join(HAM, f), f.replace(".FCIDUMP", ""))
+                   for f in sorted(os.listdir(HAM)) if f.endswith(".FCIDUMP")]
+        for norb, nelec, seed in ((6, 6, 1), (7, 6, 2)):
+            f = os.path.join(tmp, f"random_{norb}o{nelec}e.FCIDUMP")
+            subprocess.run([randfci, str(norb), str(nelec), str(seed), "-o", f],
+                           check=True)
+            inputs.append((f, f"random_{norb}o{nelec}e"))
+    for norb in (10, 12, 14, 16):
+        if norb > max_norb:
+            break
+        f = os.path.join(tmp, f"random_{norb}o.FCIDUMP")
+        subprocess.run([randfci, str(norb), str(norb // 2), "7", "-o", f],
+                       check=True)
+        inputs.append((f, f"random NORB {norb}"))
+    rows = []
+    for fci, label in inputs:
+        row = large_row(q2qpe, q2opt, fci, tmp, label.replace(" ", "_"))
+        row["input"] = label
+        rows.append(row)
+        print(f"  {label}: {row['terms']} terms, q2-qpe {row['qpe_s']:.2f} s "
+              f"{row['qpe_peak_mb']:.0f} MB ({row['bytes_per_term']:.0f} B/term), "
+              f"q2-opt {row['wall_s']:.1f} s {row['peak_rss_mb']:.0f} MB, "
+              f"dominant {row['dominant']}", flush=True)
+    rows.sort(key=lambda r: r["terms"])
+    header = ("| input | terms | q2-qpe s | q2-qpe MB | B/term | q2-opt s | "
+              "ms/term | peak MB | KB/term | dominant | "
+              + " | ".join(f"{n} s" for n in STAGES) + " |")
+    lines = [header, "|" + "---|" * (10 + len(STAGES))]
+    for r in rows:
+        lines.append(
+            f"| {r['input']} | {r['terms']} | {r['qpe_s']:.2f} | "
+            f"{r['qpe_peak_mb']:.0f} | {r['bytes_per_term']:.0f} | "
+            f"{r['wall_s']:.2f} | {1e3 * r['wall_s'] / r['terms']:.2f} | "
+            f"{r['peak_rss_mb']:.0f} | {1e3 * r['peak_rss_mb'] / r['terms']:.1f} | "
+            f"{r['dominant']} | "
+            + " | ".join(f"{r[n + '_s']:.2f}" for n in STAGES) + " |")
+    table = "\n".join(lines)
+    print(table)
+    with open(os.path.join(out_dir, "scaling_large.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(out_dir, "scaling_large.md"), "w") as f:
+        f.write(table + "\n")
+    print(f"wrote {out_dir}/scaling_large.csv, scaling_large.md")
+    plot_loglog(rows, os.path.join(out_dir, "scaling_loglog.png"))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -140,6 +280,12 @@ def main():
                     "(default BUILD/bench/compile)")
     ap.add_argument("--skip-legacy", action="store_true",
                     help="skip section 4 (the earlier targets)")
+    ap.add_argument("--max-norb", type=int, default=16,
+                    help="largest random NORB of section 2b (10, 12, 14, 16; "
+                    "default 16; below 10 skips the section)")
+    ap.add_argument("--large-only", action="store_true",
+                    help="run only section 2b (plus each section-2 input "
+                    "once, for the log-log picture)")
     args = ap.parse_args()
     if args.runs < 5:
         sys.exit("compile_bench: --runs must be >= 5")
@@ -147,7 +293,7 @@ def main():
     q2qpe, q2opt = os.path.join(bin_dir, "q2-qpe"), os.path.join(bin_dir, "q2-opt")
     randfci = os.path.join(bin_dir, "q2-random-fcidump")
     plugin = os.path.join(args.build, "lib", "Q2Plugin.so")
-    for f in (q2qpe, q2opt, plugin, randfci):
+    for f in (q2qpe, q2opt, randfci) + (() if args.large_only else (plugin,)):
         if not os.path.exists(f):
             sys.exit(f"compile_bench: {f} not found (build first)")
     out_dir = args.out or os.path.join(args.build, "bench", "compile")
@@ -160,6 +306,13 @@ def main():
         ok_all &= ok
         return verdict(ok)
 
+    if args.large_only:
+        try:
+            large_section(q2qpe, q2opt, randfci, tmp, out_dir, args.max_norb,
+                          small=True)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     try:
         def program(ham, n_est, n_trot, *extra):
             out = os.path.join(tmp, f"{ham}_{n_est}_{n_trot}{'_'.join(extra)}.mlir")
@@ -270,6 +423,9 @@ def main():
             f.write(table + "\n")
         print(f"wrote {out_dir}/scaling.csv, scaling.md")
         plot(rows, os.path.join(out_dir, "scaling.png"))
+        if args.max_norb >= 10:
+            large_section(q2qpe, q2opt, randfci, tmp, out_dir, args.max_norb,
+                          small=True)
 
         # --- 3. Plugin path -------------------------------------------------
         print(f"\n3. The plugin path: q2-qpe-pipeline in stock mlir-opt-22 vs q2-opt, "

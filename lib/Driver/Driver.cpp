@@ -497,9 +497,14 @@ int DriverRun::run() {
   }
   report.parameters = parametersRecord(*md);
 
-  // Phase C inputs are checked before compiling.
+  // Phase C inputs are checked before compiling. A register that cannot
+  // be allocated fails here, unless the run is only implied by profiling:
+  // then the stages are profiled and Phase C is recorded as skipped.
   std::vector<CoeffSet> sets;
-  if (o.runs > 0) {
+  std::optional<prof::PhaseCRecord> skipped;
+  if (o.runs > 0 && o.skipUnrunnable)
+    skipped = skippedPhaseC(*md, o.maxQubits);
+  if (o.runs > 0 && !skipped) {
     auto read = setsToRun(*md, o.coeffsPath, o.maxQubits);
     if (!read)
       return failWith(llvm::toString(read.takeError()));
@@ -557,7 +562,12 @@ int DriverRun::run() {
       os << "\n" << prof::formatPassTable(session->passes());
   }
 
-  if (o.runs > 0) {
+  if (skipped) {
+    os << "\nPhase C skipped: " << *skipped->reason
+       << "; the stages above were profiled (--max-qubits raises the limit; "
+          "--run N insists and fails)\n";
+    report.phaseC = std::move(skipped);
+  } else if (o.runs > 0) {
     PhaseCOutcome c =
         runPhaseC(result.object, *md, sets, o.runs, o, os, session.get());
     report.phaseC = std::move(c.record);
@@ -567,7 +577,9 @@ int DriverRun::run() {
   if (session)
     os << "\nlifetime peak RSS: "
        << llvm::formatv("{0:F1}", session->lifetimePeakRSS() / 1e6)
-       << " MB (stages Load/Execute are in the report)\n";
+       << (report.phaseC && report.phaseC->skipped
+               ? " MB\n"
+               : " MB (stages Load/Execute are in the report)\n");
   if (int code = writeOutput(result, *module))
     return finish(code);
   return finish(0);

@@ -91,6 +91,10 @@ llvm::Expected<std::vector<CoeffSet>> readCoeffSets(llvm::StringRef path,
 /// Refuses a program whose register or result cannot be allocated, before
 /// anything is (names the sizes and the limit).
 llvm::Error checkRunnable(const qpe::QPEMetadata &md, int64_t maxQubits);
+/// For a valid program whose register is above the limit: the phase_c
+/// record of a skipped Phase C (checkRunnable's message as the reason).
+std::optional<profiling::PhaseCRecord>
+skippedPhaseC(const qpe::QPEMetadata &md, int64_t maxQubits);
 
 /// Phase C of one run: loads the object (stage "Load"), runs every set
 /// `runs` times (stage "Execute"), prints the results to `os` and returns

@@ -44,14 +44,12 @@ q2::driver::buildProgramText(const ham::QubitHamiltonian &h,
   if (!prepared)
     return prepared.takeError();
   mlir::MLIRContext ctx;
-  auto module =
-      qpe::buildQPEProgram(ctx, h, prepared->params, prepared->options);
-  if (!module)
-    return module.takeError();
   std::string text;
   llvm::raw_string_ostream os(text);
-  // As q2-qpe writes it (verified right after building).
-  (**module)->print(os, mlir::OpPrintingFlags().assumeVerified());
+  // As q2-qpe writes it.
+  if (llvm::Error e = qpe::writeQPEProgram(os, ctx, h, prepared->params,
+                                           prepared->options))
+    return std::move(e);
   return text;
 }
 

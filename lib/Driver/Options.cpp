@@ -62,7 +62,8 @@ struct CLOptions {
       "profile-stages",
       cl::desc("Measure every stage (time, memory layers, IR size) and print "
                "the table; runs the object 5 times unless --run says "
-               "otherwise"),
+               "otherwise (a program too large to run is profiled and its "
+               "Phase C reported as skipped; with --run N it is an error)"),
       cl::cat(category())};
   cl::opt<bool> profilePasses{
       "profile-passes",
@@ -389,6 +390,8 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
   if (given(o.run) && o.run < 0)
     return needs("--run", "must be >= 0, got " + llvm::Twine(o.run.getValue()));
   d.runs = given(o.run) ? o.run.getValue() : (d.profile ? 5 : 0);
+  d.skipUnrunnable = d.runs > 0 && !given(o.run) && !given(o.coeffs) &&
+                     !given(o.threads) && !given(o.runtimeLib);
   if (d.runs > 0 && d.last != pipeline::Stage::ObjectCode)
     return needs("--run", "needs the object: do not stop before ObjectCode");
   d.coeffsPath = o.coeffs;

@@ -56,6 +56,25 @@ llvm::Error q2::driver::detail::checkRunnable(const qpe::QPEMetadata &md,
   return llvm::Error::success();
 }
 
+std::optional<profiling::PhaseCRecord>
+q2::driver::detail::skippedPhaseC(const qpe::QPEMetadata &md,
+                                  int64_t maxQubits) {
+  if (llvm::Error e = md.validate()) {
+    llvm::consumeError(std::move(e));
+    return std::nullopt;
+  }
+  llvm::Error why = checkRunnable(md, maxQubits);
+  if (!why)
+    return std::nullopt;
+  profiling::PhaseCRecord r;
+  r.skipped = true;
+  r.reason = llvm::toString(std::move(why));
+  r.qubits = md.numQubits();
+  r.limit = maxQubits > 0 ? maxQubits : int64_t(defaultMaxQubits());
+  r.bytesNeeded = std::ldexp(16.0, int(md.numQubits())); // exact: 2^(n+4)
+  return r;
+}
+
 llvm::Expected<std::vector<CoeffSet>>
 q2::driver::detail::readCoeffSets(llvm::StringRef path, unsigned nTerms) {
   auto doc = q2::json::readFile(path);

@@ -93,24 +93,49 @@ static int letterRank(char c) {
 }
 
 void canonicalizeTerms(std::vector<PauliTerm> &terms) {
-  std::map<std::string, double> merged;
-  for (PauliTerm &t : terms)
-    merged[t.word] += t.coeff;
-  terms.clear();
-  for (auto &[w, c] : merged)
-    if (std::fabs(c) >= 1e-12)
-      terms.push_back({w, c});
-  auto weight = [](const std::string &w) {
-    return std::count_if(w.begin(), w.end(), [](char c) { return c != 'I'; });
+  // Equal words are summed in input order (hashing, not a std::map of
+  // 10^5 strings: q2-qpe at 10^5 terms), then ordered by weight and
+  // letters, I < X < Y < Z.
+  llvm::StringMap<size_t> index(unsigned(terms.size()));
+  std::vector<PauliTerm> merged;
+  merged.reserve(terms.size());
+  for (PauliTerm &t : terms) {
+    auto [it, fresh] = index.try_emplace(t.word, merged.size());
+    if (fresh)
+      merged.push_back({std::move(t.word), 0.0 + t.coeff});
+    else
+      merged[it->second].coeff += t.coeff;
+  }
+  struct Keyed {
+    size_t weight;
+    PauliTerm term;
   };
-  std::sort(terms.begin(), terms.end(), [&](const PauliTerm &a, const PauliTerm &b) {
-    auto wa = weight(a.word), wb = weight(b.word);
-    if (wa != wb)
-      return wa < wb;
+  std::vector<Keyed> kept;
+  kept.reserve(merged.size());
+  bool plain = true; // only IXYZ: rank order is byte order
+  for (PauliTerm &t : merged) {
+    if (!(std::fabs(t.coeff) >= 1e-12))
+      continue;
+    size_t w = 0;
+    for (char c : t.word) {
+      w += c != 'I';
+      plain &= c == 'I' || c == 'X' || c == 'Y' || c == 'Z';
+    }
+    kept.push_back({w, std::move(t)});
+  }
+  std::sort(kept.begin(), kept.end(), [plain](const Keyed &a, const Keyed &b) {
+    if (a.weight != b.weight)
+      return a.weight < b.weight;
+    if (plain)
+      return a.term.word < b.term.word;
     return std::lexicographical_compare(
-        a.word.begin(), a.word.end(), b.word.begin(), b.word.end(),
+        a.term.word.begin(), a.term.word.end(), b.term.word.begin(),
+        b.term.word.end(),
         [](char x, char y) { return letterRank(x) < letterRank(y); });
   });
+  terms.clear();
+  for (Keyed &k : kept)
+    terms.push_back(std::move(k.term));
 }
 
 /// Fills numElectrons/ms2 from hf_state or hf_state from numElectrons.

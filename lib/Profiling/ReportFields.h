@@ -242,6 +242,11 @@ Q2_JSON_FIELDS(PhaseCRecord) {
   v("threads", r.threads);
   v("sets", r.sets);
   v.optional("error", r.error);
+  v.unlessDefault("skipped", r.skipped, false);
+  v.optional("reason", r.reason);
+  v.optional("qubits", r.qubits);
+  v.optional("bytes_needed", r.bytesNeeded);
+  v.optional("limit", r.limit);
 }
 
 Q2_JSON_FIELDS(ProfileReport) {

@@ -25,7 +25,9 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -54,6 +56,23 @@ public:
   OwningOpRef<ModuleOp> build();
   /// What the program's quantum.qpe attribute will say.
   QPEMetadata metadata();
+
+  /// The Trotter-step body left out by a skeleton build (writeQPEProgram):
+  /// the values it reads and marker ops that reveal where the printer's
+  /// name counters stand when it starts.
+  struct Splice {
+    Value angles, halfAngles, factor;
+    SmallVector<Value> iterArgs; // ctrl, then the system qubits
+    Operation *conflictMarker = nullptr, *valueMarker = nullptr;
+    scf::ForOp loop;
+  };
+  /// Builds everything but the Trotter-step body (rolled programs only).
+  OwningOpRef<ModuleOp> buildSkeleton() {
+    skeleton = true;
+    return build();
+  }
+  const Splice &splice() const { return sp; }
+  const std::vector<PauliTerm> &allTerms() const { return terms; }
 
 private:
   Type bitTy() { return b.getType<quantum::BitType>(); }
@@ -114,6 +133,8 @@ private:
   unsigned nSys, nEst;
   std::vector<PauliTerm> terms;
   Value angles, halfAngles; // tensor<N x f64>
+  bool skeleton = false;
+  Splice sp;
 };
 } // namespace
 
@@ -234,7 +255,15 @@ Value ProgramBuilder::emitEvolutionRolled(Value reg0) {
     ValueRange args = sLoop.getRegionIterArgs();
     Value c = args[0];
     SmallVector<Value> qs(args.drop_front());
-    emitTrotterStep(factor, c, qs);
+    if (skeleton) {
+      // c0 always clashes with the function's %c0, so the printer names it
+      // c0_<next conflict id>; the addi takes the next number.
+      Value m = idx(0);
+      sp = {angles, halfAngles, factor, SmallVector<Value>(args), m.getDefiningOp(),
+            arith::AddIOp::create(b, loc, m, m), sLoop};
+    } else {
+      emitTrotterStep(factor, c, qs);
+    }
     SmallVector<Value> yields{c};
     yields.append(qs);
     scf::YieldOp::create(b, loc, yields);
@@ -401,11 +430,12 @@ OwningOpRef<ModuleOp> ProgramBuilder::build() {
   return module;
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>>
-q2::qpe::buildQPEProgram(MLIRContext &ctx,
-                         const hamiltonian::QubitHamiltonian &h,
-                         const hamiltonian::QPEParameters &params,
-                         const QPEOptions &givenOptions) {
+/// The request's rules (buildQPEProgram's doc); returns the options as
+/// built (a table of equal step counts becomes n_trotter).
+static llvm::Expected<QPEOptions>
+checkRequest(const hamiltonian::QubitHamiltonian &h,
+             const hamiltonian::QPEParameters &params,
+             const QPEOptions &givenOptions) {
   auto fail = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
@@ -470,10 +500,25 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
     if (t.word.size() != h.numQubits)
       return fail("Pauli word '" + t.word + "' does not have " +
                   llvm::Twine(h.numQubits) + " letters");
+  return options;
+}
+
+static void loadDialects(MLIRContext &ctx) {
   ctx.loadDialect<arith::ArithDialect, func::FuncDialect, scf::SCFDialect,
                   tensor::TensorDialect, tosa::TosaDialect,
                   quantum::QuantumDialect>();
-  ProgramBuilder builder(ctx, h, params, options);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+q2::qpe::buildQPEProgram(MLIRContext &ctx,
+                         const hamiltonian::QubitHamiltonian &h,
+                         const hamiltonian::QPEParameters &params,
+                         const QPEOptions &givenOptions) {
+  auto options = checkRequest(h, params, givenOptions);
+  if (!options)
+    return options.takeError();
+  loadDialects(ctx);
+  ProgramBuilder builder(ctx, h, params, *options);
   // Parameters the metadata cannot hold (e.g. a non-finite time step) are
   // refused with the rule they break, before anything is built.
   if (llvm::Error e = builder.metadata().validate())
@@ -481,6 +526,231 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
                                    llvm::toString(std::move(e)));
   OwningOpRef<ModuleOp> module = builder.build();
   if (failed(verify(*module)))
-    return fail("internal error: the generated QPE program does not verify");
+    return llvm::createStringError(
+        "internal error: the generated QPE program does not verify");
   return std::move(module);
+}
+
+namespace {
+/// Writes the Trotter-step body exactly as MLIR's printer would (the unit
+/// test compares it with the printed module byte for byte): the printer
+/// names a region's values after all enclosing regions, so a name hint
+/// taken in an enclosing scope or earlier in the body gets the suffix
+/// _<next conflict id>, and results without a hint take the next number.
+class BodyWriter {
+public:
+  BodyWriter(raw_ostream &os, StringRef indent, unsigned conflictId,
+             unsigned valueId, const llvm::StringSet<> &enclosing)
+      : os(os), indent(indent), nextConflict(conflictId), nextValue(valueId),
+        enclosing(enclosing) {}
+
+  /// The name for hint `hint` (the unsuffixed names this body has taken
+  /// are in `takenHere`; a probe hint_<n> is new: n only grows, and no
+  /// hint ends in _<digits>).
+  void name(StringRef hint, bool &takenHere, SmallVectorImpl<char> &out) {
+    out.assign(hint.begin(), hint.end());
+    if (!takenHere && !enclosing.contains(hint)) {
+      takenHere = true;
+      return;
+    }
+    while (true) {
+      out.resize(hint.size());
+      llvm::raw_svector_ostream(out) << '_' << nextConflict++;
+      if (!enclosing.contains(StringRef(out.data(), out.size())))
+        return;
+    }
+  }
+
+  raw_ostream &os;
+  StringRef indent;
+  unsigned nextConflict, nextValue;
+  const llvm::StringSet<> &enclosing;
+};
+
+/// A value's printed name without '%' or a result number.
+std::string nameOf(Value v, AsmState &state) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  v.printAsOperand(os, state);
+  StringRef r(s);
+  r.consume_front("%");
+  return r.take_until([](char c) { return c == '#'; }).str();
+}
+std::string refOf(Value v, AsmState &state) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  v.printAsOperand(os, state);
+  return s;
+}
+} // namespace
+
+llvm::Error q2::qpe::writeQPEProgram(raw_ostream &out, MLIRContext &ctx,
+                                     const hamiltonian::QubitHamiltonian &h,
+                                     const hamiltonian::QPEParameters &params,
+                                     const QPEOptions &givenOptions) {
+  auto options = checkRequest(h, params, givenOptions);
+  if (!options)
+    return options.takeError();
+  auto printWhole = [&]() -> llvm::Error {
+    auto module = buildQPEProgram(ctx, h, params, *options);
+    if (!module)
+      return module.takeError();
+    (**module)->print(out, OpPrintingFlags().assumeVerified());
+    return llvm::Error::success();
+  };
+  // Unrolled programs are the stress case for the MLIR stages; they are
+  // built as ops and printed.
+  if (options->unroll)
+    return printWhole();
+  loadDialects(ctx);
+  ProgramBuilder builder(ctx, h, params, *options);
+  if (llvm::Error e = builder.metadata().validate())
+    return llvm::createStringError("invalid QPE parameters: " +
+                                   llvm::toString(std::move(e)));
+  OwningOpRef<ModuleOp> module = builder.buildSkeleton();
+  if (failed(verify(*module)))
+    return llvm::createStringError(
+        "internal error: the generated QPE program does not verify");
+  const ProgramBuilder::Splice &sp = builder.splice();
+  OpPrintingFlags flags;
+  flags.assumeVerified();
+  AsmState state(*module, flags);
+
+  // Where the printer's counters stand at the body: the marker c0 is
+  // c0_<conflict id>, the marker addi %<value id>.
+  StringRef marker = nameOf(sp.conflictMarker->getResult(0), state);
+  std::string valueName = nameOf(sp.valueMarker->getResult(0), state);
+  unsigned conflictId = 0, valueId = 0;
+  if (!marker.consume_front("c0_") || marker.getAsInteger(10, conflictId) ||
+      StringRef(valueName).getAsInteger(10, valueId))
+    return llvm::createStringError("internal error: unexpected SSA names "
+                                   "around the Trotter step");
+  // Names visible in the body: the results of the enclosing regions' ops.
+  llvm::StringSet<> enclosing;
+  for (Operation *p = sp.loop; p; p = p->getParentOp())
+    if (Region *r = p->getParentRegion())
+      for (Operation &o : r->getOps())
+        for (Value v : o.getResults())
+          enclosing.insert(nameOf(v, state));
+
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    (*module)->print(os, state);
+  }
+  // The skeleton body is three lines: the two markers and the yield.
+  std::string addiLine;
+  {
+    llvm::raw_string_ostream os(addiLine);
+    os << " %" << valueId << " = arith.addi %c0_" << conflictId << ", %c0_"
+       << conflictId << " : index\n";
+  }
+  size_t addi = text.find(addiLine);
+  size_t at = addi == std::string::npos ? addi : text.rfind('\n', addi);
+  at = at == std::string::npos ? at : text.find('%', text.rfind('\n', at - 1));
+  size_t lineStart = at == std::string::npos ? at : text.rfind('\n', at);
+  size_t end = lineStart;
+  for (int i = 0; i < 3 && end != std::string::npos; ++i)
+    end = text.find('\n', end + 1);
+  if (end == std::string::npos)
+    return llvm::createStringError("internal error: no Trotter step in the "
+                                   "printed skeleton");
+  StringRef indent = StringRef(text).slice(lineStart + 1, at);
+  out << StringRef(text).take_front(lineStart + 1);
+
+  // The body: emitTrotterStep as text.
+  BodyWriter w(out, indent, conflictId, valueId, enclosing);
+  const std::vector<PauliTerm> &terms = builder.allTerms();
+  std::string tableTy;
+  {
+    llvm::raw_string_ostream os(tableTy);
+    sp.angles.getType().print(os);
+  }
+  std::string anglesRef = refOf(sp.angles, state);
+  std::string halvesRef = sp.halfAngles ? refOf(sp.halfAngles, state) : "";
+  std::string factorRef = sp.factor ? refOf(sp.factor, state) : "";
+  SmallString<32> ctrl(refOf(sp.iterArgs[0], state));
+  SmallVector<SmallString<32>> sys;
+  for (Value v : ArrayRef<Value>(sp.iterArgs).drop_front())
+    sys.emplace_back(refOf(v, state));
+  std::vector<bool> cTaken(terms.size(), false);
+  bool extractedTaken = false, outTaken = false, ctrlTaken = false;
+  SmallString<32> cName, exName, qName, cqName, angle, reduced;
+  SmallVector<unsigned> wires;
+  auto emitTerm = [&](unsigned j, StringRef table) {
+    SmallString<16> hint("c");
+    llvm::raw_svector_ostream(hint) << j;
+    bool taken = cTaken[j];
+    w.name(hint, taken, cName);
+    cTaken[j] = taken;
+    out << indent << '%' << cName << " = arith.constant " << j << " : index\n";
+    w.name("extracted", extractedTaken, exName);
+    out << indent << '%' << exName << " = tensor.extract " << table << "[%"
+        << cName << "] : " << tableTy << '\n';
+    angle = "%";
+    angle += exName;
+    if (sp.factor) {
+      unsigned id = w.nextValue++;
+      out << indent << '%' << id << " = arith.mulf " << angle << ", "
+          << factorRef << " : f64\n";
+      angle = "%";
+      llvm::raw_svector_ostream(angle) << id;
+    }
+    StringRef word = terms[j].word;
+    if (isIdentity(word)) {
+      w.name("out_qubits", outTaken, qName);
+      out << indent << '%' << qName << " = quantum.custom \"PhaseShift\"("
+          << angle << ") " << ctrl << " : !quantum.bit\n";
+      ctrl = "%";
+      ctrl += qName;
+      return;
+    }
+    reduced.clear();
+    wires.clear();
+    for (unsigned q = 0; q < word.size(); ++q)
+      if (word[q] != 'I') {
+        reduced.push_back(word[q]);
+        wires.push_back(q);
+      }
+    w.name("out_qubits", outTaken, qName);
+    w.name("out_ctrl_qubits", ctrlTaken, cqName);
+    out << indent << '%' << qName;
+    if (wires.size() > 1)
+      out << ':' << wires.size();
+    out << ", %" << cqName << " = quantum.pauli_rot \"" << reduced << "\"("
+        << angle << ") ";
+    for (auto [i, q] : llvm::enumerate(wires))
+      out << (i ? ", " : "") << sys[q];
+    out << " ctrls(" << ctrl << ") : ";
+    for (size_t i = 0; i < wires.size(); ++i)
+      out << (i ? ", " : "") << "!quantum.bit";
+    out << " ctrls !quantum.bit\n";
+    for (auto [i, q] : llvm::enumerate(wires)) {
+      sys[q] = "%";
+      sys[q] += qName;
+      if (wires.size() > 1)
+        llvm::raw_svector_ostream(sys[q]) << '#' << i;
+    }
+    ctrl = "%";
+    ctrl += cqName;
+  };
+  unsigned n = terms.size();
+  if (options->order == 1) {
+    for (unsigned j = 0; j < n; ++j)
+      emitTerm(j, anglesRef);
+  } else {
+    for (unsigned j = 0; j + 1 < n; ++j)
+      emitTerm(j, halvesRef);
+    emitTerm(n - 1, anglesRef);
+    for (unsigned j = n - 1; j-- > 0;)
+      emitTerm(j, halvesRef);
+  }
+  out << indent << "scf.yield " << ctrl;
+  for (const auto &q : sys)
+    out << ", " << q;
+  out << " : !quantum.bit";
+  for (size_t i = 0; i < sys.size(); ++i)
+    out << ", !quantum.bit";
+  out << StringRef(text).drop_front(end);
+  return llvm::Error::success();
 }

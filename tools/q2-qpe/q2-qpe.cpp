@@ -416,15 +416,11 @@ int main(int argc, char **argv) {
                    tp.maxEnergyError / tp.resolution);
 
   mlir::MLIRContext ctx;
-  auto module =
-      q2::qpe::buildQPEProgram(ctx, *h, prepared->params, prepared->options);
-  if (!module)
-    return fail(toString(module.takeError()));
   // Temporary file + rename: a failed or killed run leaves no partial file.
-  if (Error e = q2::writeFileAtomically(outputFile, [&](raw_ostream &os) -> Error {
-        // Verified right after building; do not verify again while printing.
-        (**module)->print(os, mlir::OpPrintingFlags().assumeVerified());
-        return Error::success();
+  // The program is streamed (writeQPEProgram), not built and printed.
+  if (Error e = q2::writeFileAtomically(outputFile, [&](raw_ostream &os) {
+        return q2::qpe::writeQPEProgram(os, ctx, *h, prepared->params,
+                                        prepared->options);
       }))
     return fail(toString(std::move(e))); // names the file
   return 0;

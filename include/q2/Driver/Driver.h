@@ -67,6 +67,10 @@ struct DriverOptions {
   int runs = 0;
   std::string coeffsPath;
   int64_t maxQubits = 0; ///< runtime register limit; 0 = its default
+  /// A program above the limit compiles and skips Phase C (recorded in the
+  /// report) instead of failing: set when the runs are only implied by
+  /// profiling (no --run, --coeffs, --threads, --runtime-lib).
+  bool skipUnrunnable = false;
   int threads = 0;       ///< runtime kernel threads; 0 = all cores
   bool quiet = false;    ///< no Phase C progress line on stderr
   double progressAfterS = 2.0; ///< seconds into a call before progress shows

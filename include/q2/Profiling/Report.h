@@ -128,6 +128,14 @@ struct PhaseCRecord {
   int64_t threads = 0; ///< threads the runtime's kernels use
   std::vector<PhaseCSetRecord> sets;
   std::optional<std::string> error;
+  /// Phase C did not run: the program's register does not fit and the run
+  /// was implied by profiling, not asked for (--run N). Then `reason` says
+  /// why, with the qubits, the bytes the state would need and the limit
+  /// (qubits); runtime is empty and sets is empty.
+  bool skipped = false;
+  std::optional<std::string> reason;
+  std::optional<int64_t> qubits, limit;
+  std::optional<double> bytesNeeded;
 };
 
 struct ProfileReport {

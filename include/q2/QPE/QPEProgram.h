@@ -60,6 +60,15 @@ buildQPEProgram(mlir::MLIRContext &ctx,
                 const hamiltonian::QPEParameters &params,
                 const QPEOptions &options);
 
+/// Writes the program buildQPEProgram builds, as its printer would
+/// (OpPrintingFlags().assumeVerified()), byte for byte, without building the
+/// Trotter step's ops: the body is streamed, so writing 10^5 terms takes
+/// seconds and little memory. Same errors as buildQPEProgram.
+llvm::Error writeQPEProgram(llvm::raw_ostream &os, mlir::MLIRContext &ctx,
+                            const hamiltonian::QubitHamiltonian &h,
+                            const hamiltonian::QPEParameters &params,
+                            const QPEOptions &options);
+
 /// The attribute <-> the plain struct.
 QPEMetadata fromAttr(quantum::QPEAttr attr);
 quantum::QPEAttr toAttr(mlir::MLIRContext *ctx, const QPEMetadata &md);
