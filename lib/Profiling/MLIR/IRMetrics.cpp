@@ -6,6 +6,7 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectInterface.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OpImplementation.h"
@@ -295,10 +296,25 @@ struct IRMetricsCache::Impl {
     if constexpr (std::is_same_v<T, mlir::Attribute>)
       result = result || llvm::isa<mlir::DenseResourceElementsAttr>(x);
     if (!result)
-      x.walkImmediateSubElements(
-          [&](mlir::Attribute a) { result = result || aliased(a); },
-          [&](mlir::Type t) { result = result || aliased(t); });
+      result = anySubElementAliased(x);
     aliasMemo[key] = result;
+    return result;
+  }
+  template <typename T> bool anySubElementAliased(T x) {
+    if constexpr (std::is_same_v<T, mlir::Type>)
+      if (auto memref = llvm::dyn_cast<mlir::MemRefType>(x)) {
+        // The printer leaves out an identity layout (an affine map, which
+        // would be aliased as #map): not a reason to print whole.
+        mlir::MemRefLayoutAttrInterface layout = memref.getLayout();
+        return aliased(memref.getElementType()) ||
+               (memref.getMemorySpace() &&
+                aliased(memref.getMemorySpace())) ||
+               (!layout.isIdentity() && aliased(mlir::Attribute(layout)));
+      }
+    bool result = false;
+    x.walkImmediateSubElements(
+        [&](mlir::Attribute a) { result = result || aliased(a); },
+        [&](mlir::Type t) { result = result || aliased(t); });
     return result;
   }
   template <typename T> bool hasAlias(T x) {
