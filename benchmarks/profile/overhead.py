@@ -31,7 +31,10 @@ Wall times on a loaded machine mostly measure the load; the script also
 prints the difference in process CPU time (user+sys, from wait4) between
 each profiled variant and the plain run, which the load does not inflate as
 much (the plain run loads the plugin too, so that its loading is not
-counted as overhead).
+counted as overhead), and CPU ratios of the pipeline alone: a fourth run,
+`base` (the empty pipeline: start-up, plugin, parsing, printing), is
+subtracted from every side, (variant - base) / (plain - base). These
+include the fixed costs (they compare with "whole", not "per-pass").
 
 The script renices itself to -10 when allowed (the machine it was written
 on is shared), and prints whether it could.
@@ -125,6 +128,7 @@ def main():
         "plain": base + ["--pass-pipeline=builtin.module(%s)" % PIPELINE],
         "profiled": wrap("report=" + os.path.join(tmp, "r.json")),
         "no-ir": wrap("ir-metrics=false report=" + os.path.join(tmp, "n.json")),
+        "base": base + ["--pass-pipeline=builtin.module()"],
     }
     totals = {k: [] for k in variants}
     inpass = {k: [] for k in variants}
@@ -136,6 +140,8 @@ def main():
         for k in order:
             t, c = timing(variants[k])
             cpu[k].append(c)
+            if k == "base":
+                continue
             if k == "plain":
                 totals[k].append(sum(t[n] for n in TIMING_NAMES))
                 for i, n in enumerate(TIMING_NAMES):
@@ -147,6 +153,7 @@ def main():
                 for i, s in enumerate(stages):
                     per_pass[k][i].append(s["wall_s"])
                 inpass[k].append(sum(s["wall_s"] for s in stages))
+    del totals["base"], inpass["base"], per_pass["base"]
     med = {k: statistics.median(v) for k, v in totals.items()}
     inpass["plain"] = totals["plain"]
     medp = {k: statistics.median(v) for k, v in inpass.items()}
@@ -167,6 +174,10 @@ def main():
     print("process CPU (user+sys, whole mlir-opt run incl. parse/print) ms: " + "; ".join(
         "%s %.0f (quartiles %s)" % (k, medc[k] * 1e3, "/".join("%.0f" % (x * 1e3) for x in q(v)))
         for k, v in cpu.items()))
+    pipe = medc["plain"] - medc["base"]
+    print("CPU of the pipeline alone (median - base median): plain %.0f ms; ratios: %s"
+          % (pipe * 1e3, "; ".join("%s %.3f" % (k, (medc[k] - medc["base"]) / pipe)
+                                  for k in ("profiled", "no-ir"))))
     for k in ("profiled", "no-ir"):
         print("  %s - plain = %+.1f ms CPU (%.0f%% of the plain pipeline's median wall)"
               % (k, (medc[k] - medc["plain"]) * 1e3, 100 * (medc[k] - medc["plain"]) / med["plain"]))

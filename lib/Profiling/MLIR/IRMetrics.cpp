@@ -4,13 +4,25 @@
 
 #include "q2/Support/FileIO.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectInterface.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <vector>
 
 using namespace q2::profiling;
 
@@ -122,20 +134,498 @@ llvm::Expected<IRMetrics> q2::profiling::measureFile(llvm::StringRef path,
   return measureBuffer((*buf)->getBuffer(), kind);
 }
 
-struct IRMetricsCache::Print {
-  mlir::OperationFingerPrint value;
+//===----------------------------------------------------------------------===//
+// IRMetricsCache
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using Hash = llvm::XXH128_hash_t;
+
+/// Ops per dialect namespace of one top-level op (a handful of dialects).
+using Histogram = llvm::SmallVector<std::pair<llvm::StringRef, uint64_t>, 4>;
+
+void addTo(Histogram &h, llvm::StringRef dialect, int64_t n) {
+  for (auto &[d, count] : h)
+    if (d == dialect) {
+      count += n;
+      return;
+    }
+  h.push_back({dialect, uint64_t(n)});
+}
+
+llvm::StringRef dialectOf(mlir::Operation *op) {
+  return op->getName().getDialectNamespace();
+}
+
+void addHistogram(std::map<std::string, uint64_t> &out, const Histogram &h) {
+  for (const auto &[d, n] : h)
+    if (n)
+      out[d.empty() ? std::string("(unregistered)") : d.str()] += n;
+}
+
+/// Everything about an op (and what it contains) that its printed form
+/// depends on, as words to hash: mlir::OperationFingerPrint's fields (op,
+/// attributes, properties, location, operands, successors, result types,
+/// blocks, block arguments) plus the op's name and block (an op erased and
+/// another created at the same address, an op moved between blocks of one
+/// region) and block argument types and locations (set in place by type
+/// conversions). Operand types are the types of values defined in the op:
+/// hashed where those are defined.
+class Hasher {
+public:
+  Hash ofTree(mlir::Operation *top) {
+    words.clear();
+    top->walk<mlir::WalkOrder::PreOrder>([&](mlir::Operation *op) {
+      addOp(op);
+    });
+    return get();
+  }
+  /// The op alone (a module: its header line).
+  Hash ofOwn(mlir::Operation *op) {
+    words.clear();
+    add(op);
+    add(op->getName().getAsOpaquePointer());
+    add(op->getRawDictionaryAttrs().getAsOpaquePointer());
+    words.push_back(op->hashProperties());
+    add(op->getLoc().getAsOpaquePointer());
+    return get();
+  }
+
+private:
+  void add(const void *p) { words.push_back(uint64_t(uintptr_t(p))); }
+  void addOp(mlir::Operation *op) {
+    add(op);
+    add(op->getName().getAsOpaquePointer());
+    add(op->getBlock());
+    add(op->getRawDictionaryAttrs().getAsOpaquePointer());
+    words.push_back(op->hashProperties());
+    add(op->getLoc().getAsOpaquePointer());
+    words.push_back(op->getNumOperands());
+    for (mlir::Value v : op->getOperands())
+      add(v.getAsOpaquePointer());
+    words.push_back(op->getNumSuccessors());
+    for (mlir::Block *b : op->getSuccessors())
+      add(b);
+    words.push_back(op->getNumResults());
+    for (mlir::Type t : op->getResultTypes())
+      add(t.getAsOpaquePointer());
+    words.push_back(op->getNumRegions());
+    for (mlir::Region &r : op->getRegions()) {
+      words.push_back(r.getBlocks().size());
+      for (mlir::Block &b : r) {
+        add(&b);
+        words.push_back(b.getNumArguments());
+        for (mlir::BlockArgument a : b.getArguments()) {
+          add(a.getAsOpaquePointer());
+          add(a.getType().getAsOpaquePointer());
+          add(a.getLoc().getAsOpaquePointer());
+        }
+      }
+    }
+  }
+  Hash get() const {
+    return llvm::xxh3_128bits(llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(words.data()),
+        words.size() * sizeof(uint64_t)));
+  }
+  std::vector<uint64_t> words;
+};
+
+bool operator!=(const Hash &a, const Hash &b) { return !(a == b); }
+
+} // namespace
+
+struct IRMetricsCache::Impl {
+  /// Figures of one op printed on its own, in its local scope.
+  struct Entry {
+    Hash hash{};
+    bool counted = false; ///< ops, histogram, aliased are set
+    bool printed = false; ///< bytes, newlines are set
+    bool aliased = false; ///< uses an attribute/type the module would alias
+    uint64_t ops = 0;
+    Histogram histogram;
+    uint64_t bytes = 0;    ///< without a trailing newline
+    uint64_t newlines = 0; ///< '\n's in those bytes
+  };
+
+  explicit Impl(const IRMetricsOptions &opts) : opts(opts) {
+    const mlir::OpPrintingFlags &f = opts.flags;
+    // The printer numbers an isolated op's values in its own scope in either
+    // case; these flags make a module print differ from its ops' own prints
+    // (location aliases, module-wide SSA ids, verification of the whole
+    // module that may switch it all to the generic form, ...).
+    composable = f.shouldAssumeVerified() && !f.shouldPrintDebugInfo() &&
+                 !f.shouldUseLocalScope() && !f.shouldSkipRegions() &&
+                 !f.shouldPrintUniqueSSAIDs() && !f.shouldPrintValueUsers() &&
+                 !f.shouldUseNameLocAsPrefix() && !opts.alsoWriteTo;
+    localFlags = f;
+    localFlags.useLocalScope();
+  }
+
+  // --- state of the context the cache last saw -----------------------------
+  void checkContext(mlir::Operation *op) {
+    mlir::MLIRContext *c = op->getContext();
+    size_t n = c->getLoadedDialects().size();
+    if (c == ctx && n == nDialects)
+      return;
+    // A dialect loaded since may alias attributes that were not before.
+    ctx = c;
+    nDialects = n;
+    interfaces =
+        std::make_unique<mlir::DialectInterfaceCollection<
+            mlir::OpAsmDialectInterface>>(c);
+    aliasMemo.clear();
+    entries.clear();
+    order.clear();
+    top = nullptr;
+    haveLast = false;
+  }
+
+  // --- aliases -------------------------------------------------------------
+  /// Whether the module printer would print `x` (or something in it) as an
+  /// alias defined at module level (`#map = ...`), or as a dialect resource
+  /// at the end of the file: then the module's text is not the sum of its
+  /// ops' texts. Asks the same interfaces the printer's alias initializer
+  /// does; memoized per uniqued attribute/type.
+  template <typename T> bool aliased(T x) {
+    const void *key = x.getAsOpaquePointer();
+    if (auto it = aliasMemo.find(key); it != aliasMemo.end())
+      return it->second;
+    bool result = hasAlias(x);
+    if constexpr (std::is_same_v<T, mlir::Attribute>)
+      result = result || llvm::isa<mlir::DenseResourceElementsAttr>(x);
+    if (!result)
+      result = anySubElementAliased(x);
+    aliasMemo[key] = result;
+    return result;
+  }
+  template <typename T> bool anySubElementAliased(T x) {
+    if constexpr (std::is_same_v<T, mlir::Type>)
+      if (auto memref = llvm::dyn_cast<mlir::MemRefType>(x)) {
+        // The printer leaves out an identity layout (an affine map, which
+        // would be aliased as #map): not a reason to print whole.
+        mlir::MemRefLayoutAttrInterface layout = memref.getLayout();
+        return aliased(memref.getElementType()) ||
+               (memref.getMemorySpace() &&
+                aliased(memref.getMemorySpace())) ||
+               (!layout.isIdentity() && aliased(mlir::Attribute(layout)));
+      }
+    bool result = false;
+    x.walkImmediateSubElements(
+        [&](mlir::Attribute a) { result = result || aliased(a); },
+        [&](mlir::Type t) { result = result || aliased(t); });
+    return result;
+  }
+  template <typename T> bool hasAlias(T x) {
+    aliasName.clear();
+    llvm::raw_svector_ostream os(aliasName);
+    using Interface =
+        std::conditional_t<std::is_same_v<T, mlir::Type>,
+                           mlir::OpAsmTypeInterface, mlir::OpAsmAttrInterface>;
+    if (auto own = llvm::dyn_cast<Interface>(x))
+      if (own.getAlias(os) != mlir::OpAsmAliasResult::NoAlias)
+        return true;
+    for (const mlir::OpAsmDialectInterface &i : *interfaces)
+      if (i.getAlias(x, os) != mlir::OpAsmAliasResult::NoAlias)
+        return true;
+    return false;
+  }
+  bool opAliased(mlir::Operation *op) {
+    if (aliased(mlir::Attribute(op->getRawDictionaryAttrs())))
+      return true;
+    if (mlir::Attribute props = op->getPropertiesAsAttribute())
+      if (aliased(props))
+        return true;
+    for (mlir::Type t : op->getResultTypes())
+      if (aliased(t))
+        return true;
+    for (mlir::Region &r : op->getRegions())
+      for (mlir::Block &b : r)
+        for (mlir::BlockArgument a : b.getArguments())
+          if (aliased(a.getType()))
+            return true;
+    return false;
+  }
+
+  // --- one op --------------------------------------------------------------
+  void count(mlir::Operation *op, Entry &e) {
+    e.ops = 0;
+    e.histogram.clear();
+    e.aliased = false;
+    llvm::StringRef lastDialect;
+    uint64_t run = 0;
+    op->walk([&](mlir::Operation *nested) {
+      ++e.ops;
+      // Runs of ops of one dialect are the common case.
+      llvm::StringRef d = dialectOf(nested);
+      if (run && d.data() == lastDialect.data() &&
+          d.size() == lastDialect.size()) {
+        ++run;
+      } else {
+        if (run)
+          addTo(e.histogram, lastDialect, run);
+        lastDialect = d;
+        run = 1;
+      }
+      if (composable && !e.aliased)
+        e.aliased = opAliased(nested);
+    });
+    if (run)
+      addTo(e.histogram, lastDialect, run);
+    e.counted = true;
+  }
+  void print(mlir::Operation *op, Entry &e) {
+    // A state of the op's own: Operation::print(os, flags) would number the
+    // values of the whole module for an op that is not isolated from above.
+    mlir::AsmState state(op, localFlags);
+    CountingOStream os;
+    op->print(os, state);
+    e.bytes = os.bytes();
+    e.newlines = os.lines();
+    e.printed = true;
+    ++stats.opPrints;
+  }
+  /// The entry of `op` with its hash checked; `needPrint`: bytes too.
+  Entry &refresh(mlir::Operation *op, bool needCount, bool needPrint) {
+    Hash h = hasher.ofTree(op);
+    Entry &e = entries[op];
+    if (e.hash != h) {
+      e = Entry();
+      e.hash = h;
+    }
+    if (needCount && !e.counted)
+      count(op, e);
+    if (needPrint && !e.printed)
+      print(op, e);
+    return e;
+  }
+
+  // --- a module ------------------------------------------------------------
+  static bool composableOp(mlir::Operation *op) {
+    // Values defined or used at module level would be numbered in the
+    // module's scope; an op with regions not isolated from above would
+    // continue the module's numbering inside them.
+    return op->getNumResults() == 0 && op->getNumOperands() == 0 &&
+           (op->getNumRegions() == 0 ||
+            op->hasTrait<mlir::OpTrait::IsIsolatedFromAbove>());
+  }
+  static mlir::Block *bodyOf(mlir::Operation *top) {
+    if (top->getNumRegions() != 1 || top->getNumResults() ||
+        top->getNumOperands())
+      return nullptr;
+    mlir::Region &r = top->getRegion(0);
+    if (!r.hasOneBlock() || r.front().getNumArguments())
+      return nullptr;
+    return &r.front();
+  }
+
+  /// The module's header and footer: the module printed with an empty body.
+  void frameOf(mlir::Operation *top, Hash own) {
+    if (haveFrame && frameHash == own && frameTop == top)
+      return;
+    mlir::Operation *empty = top->cloneWithoutRegions();
+    empty->getRegion(0).push_back(new mlir::Block);
+    IRMetricsOptions o = opts;
+    o.countOps = false;
+    IRMetrics m = measureIR(empty, o);
+    empty->destroy();
+    frameBytes = m.bytes;
+    frameLines = m.lines;
+    frameAliased = aliased(mlir::Attribute(top->getRawDictionaryAttrs())) ||
+                   [&] {
+                     mlir::Attribute p = top->getPropertiesAsAttribute();
+                     return p && aliased(p);
+                   }();
+    frameHash = own;
+    frameTop = top;
+    haveFrame = true;
+  }
+
+  /// Sum of the frame and the entries of `order` (all counted and printed).
+  IRMetrics compose(mlir::Operation *top) {
+    IRMetrics m;
+    m.kind = "mlir";
+    m.bytes = frameBytes;
+    m.lines = frameLines;
+    if (opts.countOps) {
+      m.ops = 1;
+      m.histogram[dialectOf(top).empty() ? std::string("(unregistered)")
+                                         : dialectOf(top).str()] += 1;
+    }
+    for (auto &[op, h] : order) {
+      Entry &e = entries.find(op)->second;
+      // "\n" + the op, every line indented by 2.
+      uint64_t lines = e.newlines + 1;
+      m.bytes += 1 + e.bytes + 2 * lines;
+      m.lines += lines;
+      if (opts.countOps) {
+        m.ops += e.ops;
+        addHistogram(m.histogram, e.histogram);
+      }
+    }
+    if (!opts.countOps)
+      m.histogram.clear();
+    return m;
+  }
+
+  /// Hashes the top-level ops of `top` (all, or only `only`), then composes
+  /// or prints the module whole.
+  IRMetrics measureTop(mlir::Operation *top, mlir::Operation *only) {
+    checkContext(top);
+    mlir::Block *body = bodyOf(top);
+    bool fresh = !(only && synced && this->top == top && haveLast);
+    bool changed = false;
+    Hash own = hasher.ofOwn(top);
+    if (this->top != top || !(own == ownHash))
+      changed = true;
+    if (fresh) {
+      std::vector<std::pair<mlir::Operation *, Hash>> now;
+      allComposable = body != nullptr;
+      if (body)
+        for (mlir::Operation &op : *body) {
+          allComposable = allComposable && composableOp(&op);
+          now.push_back({&op, refresh(&op, false, false).hash});
+        }
+      else
+        now.push_back({top, hasher.ofTree(top)});
+      if (now.size() != order.size() ||
+          !std::equal(now.begin(), now.end(), order.begin(),
+                      [](const auto &a, const auto &b) {
+                        return a.first == b.first && a.second == b.second;
+                      }))
+        changed = true;
+      order = std::move(now);
+      // Entries of ops no longer in the module (erased; the address may be
+      // reused, which the hash catches, but the memory is not needed).
+      if (body && entries.size() > 2 * order.size() + 64) {
+        llvm::DenseMap<mlir::Operation *, Entry> keep;
+        for (auto &[op, h] : order)
+          keep[op] = std::move(entries[op]);
+        entries = std::move(keep);
+      }
+    } else {
+      mlir::Operation *t = only;
+      while (t->getParentOp() != top)
+        t = t->getParentOp();
+      Hash h = refresh(t, false, false).hash;
+      for (auto &[op, oh] : order)
+        if (op == t && oh != h) {
+          oh = h;
+          changed = true;
+        }
+    }
+    this->top = top;
+    ownHash = own;
+    synced = true;
+    if (haveLast && !changed) {
+      ++stats.unchanged;
+      return last;
+    }
+    bool canCompose = composable && body && allComposable;
+    if (canCompose) {
+      frameOf(top, own);
+      canCompose = !frameAliased;
+      // Count (and check for aliases) before printing anything: one aliased
+      // op means a whole print anyway.
+      for (auto &[op, h] : order) {
+        if (!canCompose)
+          break;
+        canCompose = !refresh(op, true, false).aliased;
+      }
+    }
+    if (canCompose) {
+      for (auto &[op, h] : order)
+        refresh(op, true, true);
+      last = compose(top);
+    } else {
+      last = measureIR(top, opts);
+      ++stats.fullPrints;
+    }
+    haveLast = true;
+    return last;
+  }
+
+  const IRMetricsOptions &opts;
+  bool composable = false;
+  mlir::OpPrintingFlags localFlags;
+  Hasher hasher;
+  llvm::DenseMap<mlir::Operation *, Entry> entries;
+
+  mlir::MLIRContext *ctx = nullptr;
+  size_t nDialects = 0;
+  std::unique_ptr<mlir::DialectInterfaceCollection<mlir::OpAsmDialectInterface>>
+      interfaces;
+  llvm::DenseMap<const void *, bool> aliasMemo;
+  llvm::SmallString<32> aliasName;
+
+  // The module last measured: its top-level ops in order with their hashes.
+  mlir::Operation *top = nullptr;
+  Hash ownHash{};
+  std::vector<std::pair<mlir::Operation *, Hash>> order;
+  bool allComposable = false;
+  bool synced = false;
+  bool haveLast = false;
+  IRMetrics last;
+
+  bool haveFrame = false;
+  mlir::Operation *frameTop = nullptr;
+  Hash frameHash{};
+  uint64_t frameBytes = 0, frameLines = 0;
+  bool frameAliased = false;
+
+  Stats stats;
 };
 
 IRMetricsCache::IRMetricsCache(IRMetricsOptions options)
-    : opts(std::move(options)) {}
+    : opts(std::move(options)), impl(std::make_unique<Impl>(opts)) {}
 IRMetricsCache::~IRMetricsCache() = default;
 
 IRMetrics IRMetricsCache::measure(mlir::Operation *op) {
-  mlir::OperationFingerPrint fp(op);
-  if (target == op && print && print->value == fp)
-    return metrics;
-  metrics = measureIR(op, opts);
-  target = op;
-  print = std::make_unique<Print>(Print{fp});
-  return metrics;
+  if (op->getParentOp()) // printed with the numbering of the whole module
+    return measureIR(op, opts);
+  return impl->measureTop(op, nullptr);
+}
+
+IRMetrics IRMetricsCache::measureAfterPassOn(mlir::Operation *top,
+                                             mlir::Operation *changed) {
+  if (top->getParentOp() || !top->isProperAncestor(changed))
+    return measure(top);
+  return impl->measureTop(top, changed);
+}
+
+void IRMetricsCache::invalidateNested() { impl->synced = false; }
+
+IRMetrics IRMetricsCache::measureLocal(mlir::Operation *op) {
+  // An op not isolated from above prints in the scope of its closest
+  // isolated ancestor: not cached.
+  if (!op->getParentOp() || opts.alsoWriteTo ||
+      !op->hasTrait<mlir::OpTrait::IsIsolatedFromAbove>()) {
+    IRMetricsOptions local = opts;
+    local.flags.useLocalScope();
+    return measureIR(op, local);
+  }
+  impl->checkContext(op);
+  Impl::Entry &e = impl->refresh(op, opts.countOps, opts.print);
+  IRMetrics m;
+  m.kind = "mlir";
+  if (opts.print) {
+    m.bytes = e.bytes + (opts.trailingNewline ? 1 : 0);
+    m.lines = e.newlines + (opts.trailingNewline ? 1 : 0);
+  }
+  if (opts.countOps) {
+    m.ops = e.ops;
+    addHistogram(m.histogram, e.histogram);
+  }
+  return m;
+}
+
+std::optional<IRMetrics> IRMetricsCache::lastOf(mlir::Operation *op) const {
+  if (impl->top != op || !impl->haveLast)
+    return std::nullopt;
+  return impl->last;
+}
+
+const IRMetricsCache::Stats &IRMetricsCache::stats() const {
+  return impl->stats;
 }

@@ -52,6 +52,10 @@ public:
             mlir::SymbolTable::getSymbolAttrName()))
       s.opSymbol = sym.getValue().str();
     s.multithreaded = op->getContext()->isMultithreadingEnabled();
+    // Before nested passes run: code other than passes may have changed the
+    // IR since the cache last saw it (measureAfterPassOn's premise).
+    if (s.isAdaptor && opts.irMetricsPerPass)
+      opts.cache->invalidateNested();
     session.beginPass(pass, std::move(s));
   }
   void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
@@ -68,21 +72,25 @@ private:
       return;
     double t0 = elapsedSeconds();
     bool threaded = op->getContext()->isMultithreadingEnabled();
-    mlir::Operation *target = op;
-    if (!opts.irMetricsOfPassOpOnly && !threaded)
-      while (mlir::Operation *parent = target->getParentOp())
-        target = parent;
-    // The cache is for one thread; other threads may be rewriting IR.
-    // A nested op prints in its local scope: the default would number the
-    // values of the whole module (O(module) per function, and a race with
-    // other threads).
-    if (threaded || target->getParentOp()) {
+    mlir::Operation *top = op;
+    while (mlir::Operation *parent = top->getParentOp())
+      top = parent;
+    if (threaded) {
+      // The cache is for one thread; other threads may be rewriting IR
+      // outside `op`, so only `op` is measured, in its local scope (the
+      // default would number the values of the whole module: O(module) per
+      // function, and a race with other threads).
       IRMetricsOptions local = opts.cache->options();
-      if (target->getParentOp())
+      if (op->getParentOp())
         local.flags.useLocalScope();
-      session.setPassIR(idx, measureIR(target, local));
+      session.setPassIR(idx, measureIR(op, local));
+    } else if (op == top) {
+      session.setPassIR(idx, opts.cache->measure(op));
+    } else if (opts.irMetricsOfPassOpOnly) {
+      session.setPassIR(idx, opts.cache->measureLocal(op));
     } else {
-      session.setPassIR(idx, opts.cache->measure(target));
+      // The pass could only change `op`: only its top-level op is hashed.
+      session.setPassIR(idx, opts.cache->measureAfterPassOn(top, op));
     }
     session.chargeProfilerTime(elapsedSeconds() - t0);
   }

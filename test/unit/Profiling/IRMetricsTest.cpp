@@ -216,3 +216,108 @@ TEST(ProfIRMetrics, BufferAndFile) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// IRMetricsCache: figures composed from re-printed ops equal a whole print.
+//===----------------------------------------------------------------------===//
+
+const char *kCacheModule = R"mlir(
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %0 = arith.addi %a, %b : i32
+  "test.region"() ({
+  ^bb0(%x: i32):
+    "test.use"(%x) : (i32) -> ()
+  }) : () -> ()
+  return %0 : i32
+}
+func.func @g() {
+  return
+}
+)mlir";
+
+IRMetricsOptions verifiedFlags() {
+  IRMetricsOptions o;
+  o.flags = mlir::OpPrintingFlags().assumeVerified();
+  return o;
+}
+
+void expectSame(const IRMetrics &a, const IRMetrics &b) {
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.lines, b.lines);
+  EXPECT_EQ(a.ops, b.ops);
+  EXPECT_EQ(a.histogram, b.histogram);
+}
+
+TEST(ProfIRMetricsCache, ComposedEqualsWholePrintAndReprintsOnlyChanges) {
+  mlir::MLIRContext ctx;
+  ctx.allowUnregisteredDialects();
+  auto mod = parse(ctx, kCacheModule);
+  ASSERT_TRUE(mod);
+  IRMetricsCache cache(verifiedFlags());
+  expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(cache.stats().opPrints, 2u);
+  EXPECT_EQ(cache.stats().fullPrints, 0u);
+
+  // Unchanged: no print at all.
+  expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(cache.stats().unchanged, 1u);
+  EXPECT_EQ(cache.stats().opPrints, 2u);
+
+  // A block argument's type set in place (what type conversions do; not
+  // in mlir::OperationFingerPrint): @f is printed again, @g is not.
+  auto f = mod->lookupSymbol<mlir::func::FuncOp>("f");
+  mlir::Block *inner = nullptr;
+  f.walk([&](mlir::Operation *op) {
+    if (op->getName().getStringRef() == "test.region")
+      inner = &op->getRegion(0).front();
+  });
+  ASSERT_TRUE(inner);
+  inner->getArgument(0).setType(mlir::IntegerType::get(&ctx, 64));
+  expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(cache.stats().opPrints, 3u);
+
+  // After a "pass" on @g: only @g is hashed again; its own figures too.
+  auto g = mod->lookupSymbol<mlir::func::FuncOp>("g");
+  mlir::OpBuilder b(g.getBody().front().getTerminator());
+  b.create<mlir::arith::ConstantIntOp>(g.getLoc(), 7, 32);
+  expectSame(cache.measureAfterPassOn(*mod, g),
+             measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(cache.stats().opPrints, 4u);
+  IRMetricsOptions local = verifiedFlags();
+  local.flags.useLocalScope();
+  expectSame(cache.measureLocal(g), measureIR(g, local));
+  EXPECT_EQ(cache.stats().opPrints, 4u); // known from the module's entry
+  EXPECT_EQ(cache.stats().fullPrints, 0u);
+}
+
+TEST(ProfIRMetricsCache, AliasesAndModuleValuesPrintWhole) {
+  mlir::MLIRContext ctx;
+  ctx.allowUnregisteredDialects();
+  // #map is printed once at module level and referenced in the op: the
+  // module is not the sum of its ops' own prints.
+  auto mod = parse(ctx, R"mlir(
+func.func @f() attributes {m = affine_map<(d0) -> (d0 + 1)>} {
+  return
+}
+)mlir");
+  ASSERT_TRUE(mod);
+  IRMetricsCache cache(verifiedFlags());
+  expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(cache.stats().fullPrints, 1u);
+  EXPECT_EQ(cache.stats().opPrints, 0u);
+
+  // A value defined at module level is numbered in the module's scope.
+  auto vals = parse(ctx, R"mlir(
+%0 = "test.value"() : () -> i32
+"test.use"(%0) : (i32) -> ()
+)mlir");
+  ASSERT_TRUE(vals);
+  IRMetricsCache c2(verifiedFlags());
+  expectSame(c2.measure(*vals), measureIR(*vals, verifiedFlags()));
+  EXPECT_EQ(c2.stats().fullPrints, 1u);
+
+  // Flags that verify before printing: the whole module, as before.
+  IRMetricsCache c3;
+  expectSame(c3.measure(*vals), measureIR(*vals));
+  EXPECT_EQ(c3.stats().opPrints, 0u);
+}

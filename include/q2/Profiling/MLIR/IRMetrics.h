@@ -88,31 +88,60 @@ IRMetrics measureBuffer(llvm::StringRef data, llvm::StringRef kind = "object");
 llvm::Expected<IRMetrics> measureFile(llvm::StringRef path,
                                       llvm::StringRef kind = "object");
 
-/// The last IR measured and its structural fingerprint: measuring the same
-/// op again while it is unchanged (a pass that changed nothing, a stage end
-/// right after its last pass was measured) costs a hash instead of a print.
-/// Shared by the pass instrumentation and the driver; one thread at a time.
+/// IR metrics that re-print only what changed. The printed size of an
+/// operation changes only when the operation does, so the cache keeps the
+/// figures of every top-level op of a module (each function, global, ...)
+/// with a structural hash of it (a walk, far cheaper than printing; unlike
+/// mlir::OperationFingerPrint it also covers op names, the block an op is in
+/// and block argument types). Measuring the module hashes its top-level ops,
+/// prints only those whose hash changed (each in its own scope, which is
+/// also how the module printer numbers an isolated op's values) and adds up:
+/// module header and footer + each op's bytes + 2 spaces of indentation per
+/// line. The figures are exactly those of printing the whole module with the
+/// cache's flags (what measureIR gives); where that cannot be guaranteed
+/// (attribute/type aliases or dialect resources printed at module level, a
+/// top-level op with results or operands or not isolated from above, debug
+/// info or other flags that print differently per op, flags that verify
+/// before printing) the module is printed whole instead, and its figures are
+/// reused while no top-level op changed.
+/// One thread at a time.
 class IRMetricsCache {
 public:
   explicit IRMetricsCache(IRMetricsOptions options = {});
   ~IRMetricsCache();
+  /// What measureIR(op, options()) gives.
   IRMetrics measure(mlir::Operation *op);
-  /// The last metrics measured of `op`, without checking that it is
-  /// unchanged: for a caller that knows nothing has run since (a stage end
-  /// right after its last module pass was measured).
-  std::optional<IRMetrics> lastOf(mlir::Operation *op) const {
-    if (target != op || !print)
-      return std::nullopt;
-    return metrics;
-  }
+  /// What measureIR(op, options() + useLocalScope()) gives (a nested op, e.g.
+  /// the function a pass ran on): re-printed only when `op` changed.
+  IRMetrics measureLocal(mlir::Operation *op);
+  /// measure(top) right after a pass that ran on `changed`, nested in `top`.
+  /// A pass may only change the op it runs on, so only the top-level op
+  /// containing `changed` is hashed again, if the other ops' figures are
+  /// current: since the last measure(top) only passes have run, each
+  /// followed by this call. invalidateNested() says when that stops being
+  /// true; otherwise this is measure(top).
+  IRMetrics measureAfterPassOn(mlir::Operation *top, mlir::Operation *changed);
+  /// Code other than passes may have changed the IR since the last measure:
+  /// the next measureAfterPassOn() hashes every top-level op.
+  void invalidateNested();
+  /// The last metrics measured of `op` by measure(), without checking that
+  /// it is unchanged: for a caller that knows nothing has run since (a stage
+  /// end right after its last module pass was measured).
+  std::optional<IRMetrics> lastOf(mlir::Operation *op) const;
   const IRMetricsOptions &options() const { return opts; }
+
+  /// What the cache did (tests and benchmarks).
+  struct Stats {
+    uint64_t unchanged = 0;  ///< measures answered without printing
+    uint64_t opPrints = 0;   ///< ops printed on their own
+    uint64_t fullPrints = 0; ///< whole-module prints (fallback)
+  };
+  const Stats &stats() const;
 
 private:
   IRMetricsOptions opts;
-  mlir::Operation *target = nullptr;
-  struct Print;
-  std::unique_ptr<Print> print;
-  IRMetrics metrics;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
 };
 
 } // namespace q2::profiling
