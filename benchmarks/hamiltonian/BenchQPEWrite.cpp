@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     q2::qpe::QPEOptions o;
+    o.power = q2::qpe::Power::Time; // what this benchmark has always built
     o.nTrotter = 10;
     auto m = q2::qpe::buildQPEProgram(ctx, *h, *p, o);
     if (!m) {

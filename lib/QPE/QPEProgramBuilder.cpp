@@ -401,9 +401,8 @@ OwningOpRef<ModuleOp> ProgramBuilder::build() {
   return module;
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>>
-q2::qpe::buildQPEProgram(MLIRContext &ctx,
-                         const hamiltonian::QubitHamiltonian &h,
+llvm::Expected<QPEOptions>
+q2::qpe::checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
                          const hamiltonian::QPEParameters &params,
                          const QPEOptions &givenOptions) {
   auto fail = [](const llvm::Twine &msg) {
@@ -470,6 +469,21 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
     if (t.word.size() != h.numQubits)
       return fail("Pauli word '" + t.word + "' does not have " +
                   llvm::Twine(h.numQubits) + " letters");
+  return options;
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+q2::qpe::buildQPEProgram(MLIRContext &ctx,
+                         const hamiltonian::QubitHamiltonian &h,
+                         const hamiltonian::QPEParameters &params,
+                         const QPEOptions &givenOptions) {
+  llvm::Expected<QPEOptions> checked = checkQPEProgram(h, params, givenOptions);
+  if (!checked)
+    return checked.takeError();
+  const QPEOptions &options = *checked;
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
   ctx.loadDialect<arith::ArithDialect, func::FuncDialect, scf::SCFDialect,
                   tensor::TensorDialect, tosa::TosaDialect,
                   quantum::QuantumDialect>();

@@ -185,6 +185,7 @@ std::string h2Program(qpe::Mode mode) {
   auto p = hamiltonian::computeQPEParameters(*h, 3);
   EXPECT_TRUE(bool(p));
   qpe::QPEOptions o;
+  o.power = qpe::Power::Time;
   o.mode = mode;
   o.nTrotter = 2;
   auto m = qpe::buildQPEProgram(ctx, *h, *p, o);
