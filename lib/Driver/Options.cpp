@@ -369,8 +369,8 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
                                   llvm::Twine(o.threads.getValue()));
   d.threads = o.threads;
   d.quiet = o.quiet;
-  for (const cl::Option *opt : {static_cast<const cl::Option *>(&o.maxQubits),
-                                &o.runtimeLib, &o.threads, &o.quiet})
+  for (const cl::Option *opt : std::initializer_list<const cl::Option *>{
+           &o.maxQubits, &o.runtimeLib, &o.threads, &o.quiet})
     if (d.runs == 0 && given(*opt))
       return needs(flagName(*opt), "acts in Phase C: it needs --run N (N > 0)");
 
