@@ -27,7 +27,8 @@ llvm::Error q2::driver::detail::checkRunnable(const qpe::QPEMetadata &md,
     return llvm::createStringError("invalid QPE metadata: " +
                                    llvm::toString(std::move(e)));
   // The runtime's own default (q2/Runtime/Limits.h), checked before loading.
-  int64_t limit = maxQubits > 0 ? maxQubits : runtime::defaultMaxQubits();
+  int64_t limit =
+      maxQubits > 0 ? maxQubits : runtime::limits::defaultMaxQubits();
   int64_t n = md.numQubits();
   if (n > limit) {
     // 16 bytes per amplitude; exact for any n <= 62.

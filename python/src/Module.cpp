@@ -854,7 +854,7 @@ PYBIND11_MODULE(_q2, m) {
       },
       py::arg("text"), py::arg("source"), py::arg("profile"), py::arg("ir_dir"),
       py::arg("runtime_lib"), py::arg("max_qubits"), py::arg("options"));
-  m.def("default_max_qubits", &q2::runtime::defaultMaxQubits);
+  m.def("default_max_qubits", &q2::runtime::limits::defaultMaxQubits);
 
   // q2.profiling's Phase A: the qubit Hamiltonian q2-qpe builds a program
   // from (FCIDUMP through Jordan-Wigner), as plain Python values.

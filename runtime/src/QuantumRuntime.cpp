@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 #include "RuntimeInternal.h"
+#include "q2/Runtime/Limits.h"
 
 #include <algorithm>
 #include <atomic>
@@ -72,7 +73,8 @@ void setInternalError(const char *fn, const char *what) {
   }
 
 //===-- limits ------------------------------------------------------------===//
-// kHardMaxQubits and defaultMaxQubits: q2/Runtime/Limits.h.
+// The rule is q2/Runtime/Limits.h's (the hosts check it before loading).
+constexpr int64_t kHardMaxQubits = limits::kHardMaxQubits;
 std::atomic<int64_t> maxQubits{0}; // 0: default
 std::mutex rngMutex;
 std::mt19937_64 rng(0x5eed);
@@ -554,6 +556,8 @@ int64_t q2::runtime::setFusionMinQubits(int64_t n) {
 int q2::runtime::setFusionPolicy(int policy) {
   return fusionPolicy.exchange(policy);
 }
+
+int64_t q2::runtime::defaultMaxQubits() { return limits::defaultMaxQubits(); }
 
 double q2::runtime::physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);

@@ -10,7 +10,6 @@
 #define Q2_RUNTIME_RUNTIMEINTERNAL_H
 
 #include "Kernels.h"
-#include "q2/Runtime/Limits.h"
 #include "q2/Runtime/QuantumRuntime.h"
 
 #include <Eigen/Core>
@@ -117,6 +116,9 @@ const char *handleStatusText(HandleStatus s);
 bool errorPending();
 __attribute__((format(printf, 1, 2))) void setError(const char *fmt, ...);
 
+/// Default of q2_rt_set_max_qubits: largest n with 16 * 2^n bytes <= 80 % of
+/// physical memory (sysconf).
+int64_t defaultMaxQubits();
 /// Physical memory in bytes (sysconf), 0 when unknown.
 double physicalMemoryBytes();
 

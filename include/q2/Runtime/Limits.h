@@ -13,12 +13,13 @@
 #include <cstdint>
 #include <unistd.h>
 
-namespace q2::runtime {
+namespace q2::runtime::limits {
 
 /// An index must fit in uint64_t and 16 * 2^n bytes in (almost) any size_t.
 inline constexpr int64_t kHardMaxQubits = 59;
 
-/// Default of q2_rt_set_max_qubits: the largest n with 16 * 2^n bytes <= 80 %
+/// Default of q2_rt_set_max_qubits (the runtime's defaultMaxQubits): the
+/// largest n with 16 * 2^n bytes <= 80 %
 /// of physical memory (sysconf; 30 when unknown), at most kHardMaxQubits.
 inline int64_t defaultMaxQubits() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -31,6 +32,6 @@ inline int64_t defaultMaxQubits() {
   return n;
 }
 
-} // namespace q2::runtime
+} // namespace q2::runtime::limits
 
 #endif // Q2_RUNTIME_LIMITS_H
