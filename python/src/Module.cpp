@@ -208,7 +208,10 @@ pipeline::PipelineOptions pipelineOptions(const py::dict &kw) {
 /// Python turns a wrong type into TypeError and a bad value into ValueError.
 qpe::ProgramRequest programRequest(const py::dict &kw) {
   qpe::ProgramRequest r;
-  auto real = [](py::handle v) { return std::string(py::repr(py::float_(v))); };
+  auto real = [](py::handle v) {
+    py::float_ f(py::reinterpret_borrow<py::object>(v));
+    return std::string(py::repr(f));
+  };
   for (auto [key, value] : kw) {
     std::string name = py::str(key);
     const qpe::ProgramOptionInfo *o = qpe::findProgramOption(name);
