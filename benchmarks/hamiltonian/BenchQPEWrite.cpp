@@ -64,6 +64,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     q2::qpe::QPEOptions o;
+    o.power = q2::qpe::Power::Time; // what this benchmark has always built
     o.nTrotter = 10;
     CountingStream os;
     if (llvm::Error e = q2::qpe::writeQPEProgram(os, ctx, *h, *p, o)) {

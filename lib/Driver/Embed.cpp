@@ -1,7 +1,7 @@
 //===- Embed.cpp - Entry points for embedders (the Python module) ---------===//
 //
 // buildProgramText: q2-qpe's Hamiltonian -> stage-0 program as a function
-// (q2::qpe::prepareProgram plans it, as for q2-qpe).
+// (q2::qpe::planProgram plans the request, as for q2-qpe).
 // analyzeIRStages: the report's `ir` of every file of an --ir-dir directory.
 //
 //===----------------------------------------------------------------------===//
@@ -38,17 +38,17 @@ q2::driver::buildProgramText(llvm::StringRef path, const ProgramSpec &spec) {
 llvm::Expected<std::string>
 q2::driver::buildProgramText(const ham::QubitHamiltonian &h,
                              const ProgramSpec &spec) {
-  // The parameters, step counts and reference energies exactly as q2-qpe
-  // plans them (one function for both).
-  auto prepared = qpe::prepareProgram(h, spec);
-  if (!prepared)
-    return prepared.takeError();
+  // Every option of the request (window, base time and shift included),
+  // planned exactly as q2-qpe plans it.
+  auto plan = qpe::planProgram(h, spec);
+  if (!plan)
+    return plan.takeError();
   mlir::MLIRContext ctx;
   std::string text;
   llvm::raw_string_ostream os(text);
   // As q2-qpe writes it.
-  if (llvm::Error e = qpe::writeQPEProgram(os, ctx, h, prepared->params,
-                                           prepared->options))
+  if (llvm::Error e =
+          qpe::writeQPEProgram(os, ctx, h, plan->params, plan->options))
     return std::move(e);
   return text;
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "DriverInternal.h"
 
+#include "q2/QPE/ProgramRequestFlags.h"
 #include "q2/Support/CommandLine.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -14,8 +15,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
-#include <cstring>
-#include <deque>
 
 using namespace q2;
 using namespace q2::driver;
@@ -144,30 +143,12 @@ struct CLOptions {
       cl::desc("Write each stage's output here: 0_Input.mlir, "
                "1_HLOLowering.mlir, ..., 5_LLVMIR.ll, 6_ObjectCode.o"),
       cl::value_desc("dir"), cl::cat(category())};
-  // Phase A (a Hamiltonian input): q2-qpe's program flags that matter most;
-  // the others (--order, --power, --window, ...) stay q2-qpe's.
-  cl::opt<unsigned> nEst{
-      "n-est",
-      cl::desc("Hamiltonian input: estimation qubits (default: from "
-               "--resolution, as q2-qpe)"),
-      cl::value_desc("N"), cl::cat(category())};
-  cl::opt<std::string> nTrotter{
-      "n-trotter",
-      cl::desc("Hamiltonian input: Trotter steps per controlled evolution, "
-               "'auto' (default: from the error bound, as q2-qpe) or N"),
-      cl::value_desc("auto|N"), cl::init("auto"), cl::cat(category())};
-  cl::opt<double> resolution{
-      "resolution",
-      cl::desc("Hamiltonian input: target energy resolution in Hartree "
-               "(default 0.003, as q2-qpe)"),
-      cl::init(3e-3), cl::cat(category())};
-  cl::opt<qpe::Mode> programMode{
-      "mode", cl::desc("Hamiltonian input: coefficients as constants or a "
-                       "function argument"),
-      cl::values(clEnumValN(qpe::Mode::Fixed, "fixed", "constants"),
-                 clEnumValN(qpe::Mode::Dynamic, "dynamic",
-                            "func argument tensor<N x f64> (default)")),
-      cl::init(qpe::Mode::Dynamic), cl::cat(category())};
+  // Phase A (a Hamiltonian input): the options of ProgramRequest.def that
+  // matter most; the others (--order, --power, --window, ...) stay
+  // q2-qpe's (--unroll is the pipeline's here).
+  qpe::ProgramRequestFlags program{
+      category(), {"n-est", "n-trotter", "resolution", "mode"},
+      "Hamiltonian input: "};
   cl::opt<Keep> keepIntermediate{
       "keep-intermediate", cl::desc("What --ir-dir keeps (default: stage)"),
       cl::values(clEnumValN(Keep::Stage, "stage",
@@ -193,47 +174,37 @@ CLOptions &clOptions() {
   return o;
 }
 
-/// "-O" for one-letter flags, "--unroll" for the others.
-const char *flagName(const char *name) {
-  static std::deque<std::string> names; // stable addresses
-  names.push_back((std::strlen(name) == 1 ? "-" : "--") + std::string(name));
-  return names.back().c_str();
+/// "-O" for one-letter flags, "--unroll" for the others: the name the
+/// option was registered with.
+std::string flagName(const cl::Option &o) {
+  return (o.ArgStr.size() == 1 ? "-" : "--") + o.ArgStr.str();
 }
 
-/// The flags only the driver understands, with how many times each was given.
-struct DriverFlag {
-  const char *name;
-  const cl::Option *opt;
-};
-std::vector<DriverFlag> driverFlags() {
+/// The flags only the driver understands.
+std::vector<const cl::Option *> driverFlags() {
   CLOptions &o = clOptions();
-  std::vector<DriverFlag> flags = {
-      {"--qpe-pipeline", &o.qpePipeline},
-      {"--profile-stages", &o.profileStages},
-      {"--profile-passes", &o.profilePasses},
-      {"--stop-after-stage", &o.stopAfter},
-      {"--emit", &o.emit},
-      {"--report", &o.report},
-      {"--trace", &o.trace},
-      {"--timeline-interval", &o.timelineInterval},
-      {"--timeline-sampler", &o.timelineSampler},
-      {"--run", &o.run},
-      {"--coeffs", &o.coeffs},
-      {"--max-qubits", &o.maxQubits},
-      {"--runtime-lib", &o.runtimeLib},
-      {"--threads", &o.threads},
-      {"--quiet", &o.quiet},
-      {"--progress-after", &o.progressAfter},
-      {"--cache-dir", &o.cacheDir},
-      {"--ir-dir", &o.irDir},
-      {"--keep-intermediate", &o.keepIntermediate},
-      {"--n-est", &o.nEst},
-      {"--n-trotter", &o.nTrotter},
-      {"--resolution", &o.resolution},
-      {"--mode", &o.programMode},
-  };
-#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H)                              \
-  flags.push_back({flagName(D), &o.F});
+  std::vector<const cl::Option *> flags = {&o.qpePipeline,
+                                           &o.profileStages,
+                                           &o.profilePasses,
+                                           &o.stopAfter,
+                                           &o.emit,
+                                           &o.report,
+                                           &o.trace,
+                                           &o.timelineInterval,
+                                           &o.timelineSampler,
+                                           &o.run,
+                                           &o.coeffs,
+                                           &o.maxQubits,
+                                           &o.runtimeLib,
+                                           &o.threads,
+                                           &o.quiet,
+                                           &o.progressAfter,
+                                           &o.cacheDir,
+                                           &o.irDir,
+                                           &o.keepIntermediate};
+  for (const auto &[name, opt] : o.program.flags())
+    flags.push_back(opt);
+#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H) flags.push_back(&o.F);
 #include "q2/Pipeline/PipelineOptions.def"
   return flags;
 }
@@ -303,8 +274,8 @@ void q2::driver::detail::organizeHelp() {
 }
 
 bool q2::driver::driverFlagsGiven() {
-  for (const DriverFlag &f : driverFlags())
-    if (given(*f.opt))
+  for (const cl::Option *f : driverFlags())
+    if (given(*f))
       return true;
   return false;
 }
@@ -415,14 +386,11 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
     return needs("--progress-after", "sets when the progress line starts: "
                                      "it cannot be combined with --quiet");
   d.progressAfterS = o.progressAfter;
-  for (auto [flag, opt] : {std::pair<const char *, const cl::Option *>{
-                               "--max-qubits", &o.maxQubits},
-                           {"--runtime-lib", &o.runtimeLib},
-                           {"--threads", &o.threads},
-                           {"--quiet", &o.quiet},
-                           {"--progress-after", &o.progressAfter}})
+  for (const cl::Option *opt : std::initializer_list<const cl::Option *>{
+           &o.maxQubits, &o.runtimeLib, &o.threads, &o.quiet,
+           &o.progressAfter})
     if (d.runs == 0 && given(*opt))
-      return needs(flag, "acts in Phase C: it needs --run N (N > 0)");
+      return needs(flagName(*opt), "acts in Phase C: it needs --run N (N > 0)");
 
   d.irDir = o.irDir;
   d.keep = o.keepIntermediate;
@@ -437,29 +405,15 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
                  "cannot be combined with --ir-dir (a cache hit runs no "
                  "stage, so there would be no stage files)");
   // Phase A: checked here, refused later unless the input is a Hamiltonian.
-  for (auto [flag, opt] : {std::pair<const char *, const cl::Option *>{
-                               "--n-est", &o.nEst},
-                           {"--n-trotter", &o.nTrotter},
-                           {"--resolution", &o.resolution},
-                           {"--mode", &o.programMode}})
+  for (const auto &[flag, opt] : o.program.flags())
     if (given(*opt) && d.programFlag.empty())
       d.programFlag = flag;
-  if (given(o.nEst))
-    d.program.nEst = o.nEst;
-  if (o.nTrotter != "auto") {
-    uint64_t n = 0;
-    if (llvm::StringRef(o.nTrotter).getAsInteger(10, n) || n < 1 ||
-        n > qpe::kMaxWireSteps)
-      return needs("--n-trotter",
-                   llvm::formatv("must be 'auto' or an integer in [1, {0}], "
-                                 "got '{1}'",
-                                 qpe::kMaxWireSteps, o.nTrotter.getValue()));
-    d.program.nTrotter = n;
-  }
-  if (!std::isfinite(o.resolution) || o.resolution <= 0)
-    return needs("--resolution", "must be finite and > 0");
-  d.program.resolution = o.resolution;
-  d.program.mode = o.programMode;
+  llvm::Expected<qpe::ProgramRequest> program = o.program.request();
+  if (!program)
+    return program.takeError();
+  if (llvm::Error e = program->validate())
+    return std::move(e);
+  d.program = std::move(*program);
 
   // A profile prints a table; an object on the terminal would bury it.
   if (d.profile && !d.outputGiven && given(o.emit))
@@ -471,24 +425,17 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
 /// Phase C and reporting flags act on a saved object.
 llvm::Error q2::driver::detail::checkObjectInputFlags() {
   CLOptions &o = clOptions();
-  std::vector<std::pair<const char *, const cl::Option *>> compileOnly = {
-      {"--stop-after-stage", &o.stopAfter},
-      {"--emit", &o.emit},
-      {"--profile-passes", &o.profilePasses},
-      {"--cache-dir", &o.cacheDir},
-      {"--ir-dir", &o.irDir},
-      {"--keep-intermediate", &o.keepIntermediate},
-      {"--n-est", &o.nEst},
-      {"--n-trotter", &o.nTrotter},
-      {"--resolution", &o.resolution},
-      {"--mode", &o.programMode}};
-#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H)                              \
-  compileOnly.push_back({flagName(D), &o.F});
+  std::vector<const cl::Option *> compileOnly = {
+      &o.stopAfter, &o.emit,  &o.profilePasses,
+      &o.cacheDir,  &o.irDir, &o.keepIntermediate};
+  for (const auto &[name, opt] : o.program.flags())
+    compileOnly.push_back(opt);
+#define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H) compileOnly.push_back(&o.F);
 #include "q2/Pipeline/PipelineOptions.def"
-  for (auto [name, opt] : compileOnly)
+  for (const cl::Option *opt : compileOnly)
     if (given(*opt))
       return llvm::createStringError(
-          llvm::Twine(name) +
+          flagName(*opt) +
           " acts on compilation; the input is an object file that is only "
           "run (--run N, --coeffs, --max-qubits, --runtime-lib, --threads, "
           "--profile-stages, --report, --trace)");

@@ -3,7 +3,7 @@
 // What an input is (MLIR, an object, a Hamiltonian, or none of them), and
 // Phase A for a Hamiltonian: read it and map it to qubits ("Hamiltonian"),
 // then plan and build the stage-0 program as q2-qpe does ("Program", through
-// buildProgramText and so q2::qpe::prepareProgram), each a measured stage.
+// buildProgramText and so q2::qpe::planProgram), each a measured stage.
 //
 //===----------------------------------------------------------------------===//
 #include "DriverInternal.h"

@@ -2,6 +2,7 @@
 #include "DriverInternal.h"
 
 #include "q2/JIT/QPEExecutable.h"
+#include "q2/Runtime/Limits.h"
 #include "q2/Runtime/QuantumRuntime.h"
 #include "q2/Profiling/Memory.h"
 #include "q2/Profiling/Timing.h"
@@ -25,19 +26,14 @@ using namespace q2;
 using namespace q2::driver;
 using namespace q2::driver::detail;
 
-unsigned q2::driver::defaultMaxQubits() {
-  // Same rule as the runtime's default: 16 * 2^n bytes in 80 % of RAM.
-  double bytes = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
-  double n = std::floor(std::log2(0.8 * bytes / 16.0));
-  return n < 1 ? 1u : unsigned(std::min(n, 59.0));
-}
-
 llvm::Error q2::driver::detail::checkRunnable(const qpe::QPEMetadata &md,
                                               int64_t maxQubits) {
   if (llvm::Error e = md.validate())
     return llvm::createStringError("invalid QPE metadata: " +
                                    llvm::toString(std::move(e)));
-  int64_t limit = maxQubits > 0 ? maxQubits : int64_t(defaultMaxQubits());
+  // The runtime's own default (q2/Runtime/Limits.h), checked before loading.
+  int64_t limit =
+      maxQubits > 0 ? maxQubits : runtime::limits::defaultMaxQubits();
   int64_t n = md.numQubits();
   if (n > limit) {
     // 16 bytes per amplitude; exact for any n <= 62.

@@ -3,6 +3,7 @@
 #include "Support.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -376,6 +377,27 @@ Expected<std::unique_ptr<Psi4Run>> runPsi4(const Psi4Job &job, StringRef psi4,
   run->fcidump = fcidump;
   guard.path.clear();
   armCleanup(run->fcidump, run->dir);
+  return run;
+}
+
+Expected<std::unique_ptr<Psi4Run>> runPsi4(const Psi4Request &request,
+                                           StringRef script,
+                                           std::string &summary) {
+  Expected<Psi4Job> job = validatePsi4Request(request);
+  if (!job)
+    return job.takeError();
+  Expected<std::string> psi4 = findPsi4();
+  if (!psi4)
+    return psi4.takeError();
+  auto run = runPsi4(*job, *psi4, script);
+  if (!run)
+    return run.takeError();
+  summary = formatv("psi4 ({0}, {1}): RHF {2:F10} Ha, CI ({3}e,{4}o, {5} "
+                    "frozen core) {6:F10} Ha",
+                    request.xyzPath, job->basis, (*run)->scfEnergy(),
+                    job->active.electrons, job->active.orbitals,
+                    (*run)->frozenCore(), (*run)->ciEnergy())
+                .str();
   return run;
 }
 

@@ -30,6 +30,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <unistd.h>
 
@@ -56,6 +57,20 @@ public:
   }
 };
 using UnsignedOpt = cl::opt<unsigned, false, DecimalParser>;
+
+/// The defaults of run and sweep are SweepSpec's (declared there only).
+const SweepSpec &specDefaults() {
+  static const SweepSpec Defaults;
+  return Defaults;
+}
+/// `Help` followed by " (default V)"; kept alive for cl::desc.
+const char *withDefault(const char *Help, double V) {
+  static std::deque<std::string> Texts;
+  char Buf[32];
+  snprintf(Buf, sizeof(Buf), "%g", V);
+  return Texts.emplace_back(std::string(Help) + " (default " + Buf + ")")
+      .c_str();
+}
 
 enum class RunMode { Fixed, Dynamic, Both };
 
@@ -114,16 +129,19 @@ struct Options {
       cl::value_desc("K=V"), cl::sub(Measure), cl::cat(MeasureCat)};
   cl::opt<double> MPoll{
       "poll-ms",
-      cl::desc("Poll interval in ms: every poll finds the tree in /proc and "
-               "checks the budgets. 1 to 1000, at most the wall budget "
-               "(default 10)"),
-      cl::value_desc("N"), cl::init(10), cl::sub(Measure),
-      cl::cat(MeasureCat)};
+      cl::desc(withDefault("Poll interval in ms: every poll finds the tree "
+                           "in /proc and checks the budgets. 1 to 1000, at "
+                           "most the wall budget",
+                           MeasureBudget().pollS * 1000)),
+      cl::value_desc("N"), cl::init(MeasureBudget().pollS * 1000),
+      cl::sub(Measure), cl::cat(MeasureCat)};
   cl::opt<double> MGrace{
       "kill-grace-s",
-      cl::desc("Time between SIGTERM and SIGKILL when the tree is stopped "
-               "(default 1)"),
-      cl::value_desc("G"), cl::init(1), cl::sub(Measure), cl::cat(MeasureCat)};
+      cl::desc(withDefault("Time between SIGTERM and SIGKILL when the tree "
+                           "is stopped",
+                           MeasureBudget().killGraceS)),
+      cl::value_desc("G"), cl::init(MeasureBudget().killGraceS),
+      cl::sub(Measure), cl::cat(MeasureCat)};
   cl::opt<bool> MQuiet{"quiet", cl::desc("Do not print the one-line outcome"),
                        cl::sub(Measure), cl::cat(MeasureCat)};
   /// Words before `--`: refused (the command goes after `--`).
@@ -162,26 +180,30 @@ struct Options {
       "var", cl::desc("Extra template placeholder {K} (repeatable)"),
       cl::value_desc("K=V"), cl::sub(RunAndSweep), cl::cat(PointCat)};
   UnsignedOpt Runs{"runs",
-                   cl::desc("Phase C executions, {runs} (default 5)"),
-                   cl::value_desc("N"), cl::init(5), cl::sub(RunAndSweep),
-                   cl::cat(PointCat)};
+                   cl::desc(withDefault("Phase C executions, {runs}",
+                                        specDefaults().runs)),
+                   cl::value_desc("N"), cl::init(specDefaults().runs),
+                   cl::sub(RunAndSweep), cl::cat(PointCat)};
   cl::opt<double> Wall{
       "wall-s",
-      cl::desc("Wall budget of each phase of a point, s (default 600)"),
-      cl::value_desc("S"), cl::init(600), cl::sub(RunAndSweep),
-      cl::cat(PointCat)};
+      cl::desc(withDefault("Wall budget of each phase of a point, s",
+                           specDefaults().phase.wallBudgetS)),
+      cl::value_desc("S"), cl::init(specDefaults().phase.wallBudgetS),
+      cl::sub(RunAndSweep), cl::cat(PointCat)};
   cl::opt<double> PointRss{
       "point-rss-mb",
-      cl::desc("Process-tree RSS budget of each phase of a point, decimal "
-               "MB (default 4000)"),
-      cl::value_desc("M"), cl::init(4000), cl::sub(RunAndSweep),
-      cl::cat(PointCat)};
+      cl::desc(withDefault("Process-tree RSS budget of each phase of a "
+                           "point, decimal MB",
+                           specDefaults().phase.rssBudgetMB)),
+      cl::value_desc("M"), cl::init(specDefaults().phase.rssBudgetMB),
+      cl::sub(RunAndSweep), cl::cat(PointCat)};
   cl::opt<double> Poll{
       "poll-ms",
-      cl::desc("Poll interval of the phases in ms, 1 to 1000, at most the "
-               "wall budget (default 10)"),
-      cl::value_desc("N"), cl::init(10), cl::sub(RunAndSweep),
-      cl::cat(PointCat)};
+      cl::desc(withDefault("Poll interval of the phases in ms, 1 to 1000, at "
+                           "most the wall budget",
+                           specDefaults().phase.pollS * 1000)),
+      cl::value_desc("N"), cl::init(specDefaults().phase.pollS * 1000),
+      cl::sub(RunAndSweep), cl::cat(PointCat)};
   cl::opt<bool> NoProgress{
       "no-progress",
       cl::desc("Never show the progress line (shown only when stderr is a "
@@ -510,10 +532,10 @@ llvm::Expected<SweepSpec> pointSpec(Options &O) {
     return std::move(E);
   if (llvm::Error E = Positive("--point-rss-mb", O.PointRss))
     return std::move(E);
-  S.phaseWallS = O.Wall;
-  S.pointRssMB = O.PointRss;
-  S.pollS = O.Poll / 1000.0;
-  if (llvm::Error E = checkPollInterval(S.pollS, S.phaseWallS))
+  S.phase.wallBudgetS = O.Wall;
+  S.phase.rssBudgetMB = O.PointRss;
+  S.phase.pollS = O.Poll / 1000.0;
+  if (llvm::Error E = checkPollInterval(S.phase.pollS, S.phase.wallBudgetS))
     return Err("--poll-ms: " + llvm::toString(std::move(E)));
   return S;
 }
@@ -522,7 +544,7 @@ llvm::Expected<SweepSpec> pointSpec(Options &O) {
 void finalizeSpec(Options &O, SweepSpec &S, const char *Argv0) {
   // Default admission budget: what the machine has, keeping 20% spare.
   if (S.totalRssMB <= 0 && S.jobs > 1) {
-    S.totalRssMB = S.pointRssMB * S.jobs;
+    S.totalRssMB = S.phase.rssBudgetMB * S.jobs;
     llvm::Expected<uint64_t> Avail = q2::profiling::readMemAvailable();
     if (Avail) {
       double MB = 0.8 * double(*Avail) / 1e6;
@@ -594,8 +616,8 @@ int emitJobs(const SweepSpec &S, const std::string &File,
     Common += " --var " + shellQuote(KV.first + "=" + KV.second);
   // %.17g: the job must get exactly the budgets given here.
   Common += " --runs " + std::to_string(S.runs) + " --wall-s " +
-            num(S.phaseWallS) + " --point-rss-mb " + num(S.pointRssMB) +
-            " --poll-ms " + num(S.pollS * 1000) + " --no-progress";
+            num(S.phase.wallBudgetS) + " --point-rss-mb " + num(S.phase.rssBudgetMB) +
+            " --poll-ms " + num(S.phase.pollS * 1000) + " --no-progress";
   if (S.retryFailed)
     Common += " --retry-failed";
   std::string Text;

@@ -335,17 +335,17 @@ Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
                                    std::to_string(V));
     return Error::success();
   };
-  if (Error E = Positive(Spec.phaseWallS, "phase wall budget (s)"))
+  if (Error E = Positive(Spec.phase.wallBudgetS, "phase wall budget (s)"))
     return E;
-  if (Error E = Positive(Spec.pointRssMB, "point RSS budget (MB)"))
+  if (Error E = Positive(Spec.phase.rssBudgetMB, "point RSS budget (MB)"))
     return E;
   if (Spec.totalRssMB != 0)
     if (Error E = Positive(Spec.totalRssMB, "total RSS budget (MB)"))
       return E;
-  if (!std::isfinite(Spec.killGraceS) || Spec.killGraceS < 0)
+  if (!std::isfinite(Spec.phase.killGraceS) || Spec.phase.killGraceS < 0)
     return createStringError(Invalid,
                              "kill grace must be a finite non-negative number");
-  if (Error E = checkPollInterval(Spec.pollS, Spec.phaseWallS))
+  if (Error E = checkPollInterval(Spec.phase.pollS, Spec.phase.wallBudgetS))
     return E;
   // Keys name directories: two points with one key would overwrite each
   // other's results (and resume would list one twice).
@@ -496,10 +496,7 @@ Expected<PointResult> q2::orch::runPoint(const SweepSpec &Spec,
       MO.argv.push_back(substitute(W, Vars));
     MO.outDir = joinPath(Dir, Name);
     MO.cwd = Dir;
-    MO.wallBudgetS = Spec.phaseWallS;
-    MO.rssBudgetMB = Spec.pointRssMB;
-    MO.pollS = Spec.pollS;
-    MO.killGraceS = Spec.killGraceS;
+    static_cast<MeasureBudget &>(MO) = Spec.phase;
     MO.cancel = Spec.cancel;
     MO.cancelSignal = Spec.cancelSignal;
     Expected<MeasureRecord> Rec = measure(MO);
@@ -583,10 +580,10 @@ json::Value specToValue(const SweepSpec &Spec) {
   J["vars"] = json::toValue(Spec.vars);
   J["runs"] = Spec.runs;
   J["jobs"] = Spec.jobs;
-  J["phase_wall_s"] = Spec.phaseWallS;
-  J["point_rss_mb"] = Spec.pointRssMB;
+  J["phase_wall_s"] = Spec.phase.wallBudgetS;
+  J["point_rss_mb"] = Spec.phase.rssBudgetMB;
   J["total_rss_mb"] = Spec.totalRssMB;
-  J["poll_s"] = Spec.pollS;
+  J["poll_s"] = Spec.phase.pollS;
   J["only"] = json::toValue(Spec.only);
   return J;
 }
@@ -629,8 +626,8 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
   Sum.points.resize(Ids.size());
   const unsigned Jobs = std::max(1u, Spec.jobs);
   const double Total =
-      Spec.totalRssMB > 0 ? Spec.totalRssMB : Spec.pointRssMB * Jobs;
-  PeakRssModel Model(Spec.pointRssMB, Spec.pointRssMB);
+      Spec.totalRssMB > 0 ? Spec.totalRssMB : Spec.phase.rssBudgetMB * Jobs;
+  PeakRssModel Model(Spec.phase.rssBudgetMB, Spec.phase.rssBudgetMB);
   std::map<std::string, unsigned> TermsOf;
   for (const auto &M : Spec.molecules)
     if (M.nTerms)

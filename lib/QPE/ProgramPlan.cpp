@@ -1,4 +1,4 @@
-//===- ProgramPlan.cpp - Trotter steps and reference energies -------------===//
+//===- ProgramPlan.cpp - A program request resolved -----------------------===//
 #include "q2/QPE/ProgramPlan.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -10,22 +10,43 @@ using namespace q2::qpe;
 namespace ham = q2::hamiltonian;
 
 llvm::Expected<ProgramPlan>
-q2::qpe::planProgram(const ham::QubitHamiltonian &h,
-                     const ham::QPEParameters &params,
-                     std::optional<uint64_t> nTrotter, QPEOptions &options,
+q2::qpe::planProgram(const ham::QubitHamiltonian &h, const ProgramRequest &req,
                      double fraction, size_t maxSectorDim) {
+  if (llvm::Error e = req.validate())
+    return std::move(e);
   ProgramPlan out;
-  ham::TrotterPower power = options.power == Power::Time
-                                ? ham::TrotterPower::Time
-                                : ham::TrotterPower::Repeat;
-  auto c = ham::trotterCommutators(h, options.order);
+  out.request = req;
+  auto params = ham::computeQPEParameters(h, req.nEst, req.resolution,
+                                          req.window);
+  if (!params)
+    return params.takeError();
+  out.params = std::move(*params);
+  if (req.baseTime) {
+    out.params.baseTime = *req.baseTime;
+    // The bins follow t: resolution = 2 pi / (2^n_est t).
+    out.params.resolution =
+        2 * M_PI /
+        (std::ldexp(1.0, int(out.params.nEst)) * out.params.baseTime);
+  }
+  if (req.energyShift)
+    out.params.energyShift = *req.energyShift;
+
+  QPEOptions &options = out.options;
+  options.mode = req.mode;
+  options.order = req.order;
+  options.power = req.power;
+  options.unroll = req.unroll;
+  ham::TrotterPower power = req.power == Power::Time ? ham::TrotterPower::Time
+                                                     : ham::TrotterPower::Repeat;
+  auto c = ham::trotterCommutators(h, req.order);
   if (!c)
     return c.takeError();
-  out.automatic = !nTrotter;
-  auto plan = nTrotter ? ham::trotterPlanForSteps(*c, params, options.order,
-                                                  power, *nTrotter)
-                       : ham::chooseTrotterSteps(*c, params, options.order,
-                                                 power, fraction);
+  out.automatic = !req.nTrotter;
+  auto plan = req.nTrotter
+                  ? ham::trotterPlanForSteps(*c, out.params, req.order, power,
+                                             *req.nTrotter)
+                  : ham::chooseTrotterSteps(*c, out.params, req.order, power,
+                                            fraction);
   if (!plan)
     return plan.takeError();
   out.trotter = std::move(*plan);
@@ -39,6 +60,9 @@ q2::qpe::planProgram(const ham::QubitHamiltonian &h,
   options.trotterSteps = out.trotter.steps;
   options.nTrotter = unsigned(most);
   options.trotterBound = out.trotter.maxEnergyError;
+  // What the builder would refuse, before the (possibly long) exact solve.
+  if (auto checked = checkQPEProgram(h, out.params, options); !checked)
+    return checked.takeError();
 
   auto exact = ham::exactSectorEnergies(h, maxSectorDim);
   if (exact) {
@@ -49,47 +73,32 @@ q2::qpe::planProgram(const ham::QubitHamiltonian &h,
     options.hfEnergy = exact->hfEnergy;
   } else {
     out.exactError = llvm::toString(exact.takeError());
-    options.exactEnergy.reset();
     if (auto hf = ham::hartreeFockEnergy(h)) {
       out.hfEnergy = *hf;
       out.hasHF = true;
       options.hfEnergy = *hf;
     } else {
       llvm::consumeError(hf.takeError());
-      options.hfEnergy.reset();
     }
   }
-  return out;
+  return std::move(out);
 }
 
-llvm::Expected<PreparedProgram>
-q2::qpe::prepareProgram(const ham::QubitHamiltonian &h,
-                        const ProgramRequest &req) {
-  if (req.order != 1 && req.order != 2)
-    return llvm::createStringError(
-        llvm::formatv("Trotter order must be 1 or 2, got {0}", req.order));
-  auto params = ham::computeQPEParameters(h, req.nEst, req.resolution,
-                                          req.window);
-  if (!params)
-    return params.takeError();
-  PreparedProgram out;
-  out.params = std::move(*params);
-  if (req.baseTime) {
-    out.params.baseTime = *req.baseTime;
-    // The bins follow t: resolution = 2 pi / (2^n_est t).
-    out.params.resolution =
-        2 * M_PI /
-        (std::ldexp(1.0, int(out.params.nEst)) * out.params.baseTime);
-  }
-  if (req.energyShift)
-    out.params.energyShift = *req.energyShift;
-  out.options.mode = req.mode;
-  out.options.order = req.order;
-  out.options.power = req.power;
-  out.options.unroll = req.unroll;
-  auto plan = planProgram(h, out.params, req.nTrotter, out.options);
-  if (!plan)
-    return plan.takeError();
-  out.plan = std::move(*plan);
-  return std::move(out);
+std::optional<std::string> ProgramPlan::warning() const {
+  if (automatic || !trotter.exceedsResolution())
+    return std::nullopt;
+  return llvm::formatv("--n-trotter {0}: the Trotter error bound {1:E3} Ha "
+                       "exceeds the resolution {2:E3} Ha ({3:F1} "
+                       "resolutions); the energy may be off by more than one "
+                       "bin (--n-trotter auto picks enough steps)",
+                       request.get("n-trotter"), trotter.maxEnergyError,
+                       trotter.resolution,
+                       trotter.maxEnergyError / trotter.resolution)
+      .str();
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+q2::qpe::buildProgram(mlir::MLIRContext &ctx, const ham::QubitHamiltonian &h,
+                      const ProgramPlan &plan) {
+  return buildQPEProgram(ctx, h, plan.params, plan.options);
 }

@@ -430,12 +430,10 @@ OwningOpRef<ModuleOp> ProgramBuilder::build() {
   return module;
 }
 
-/// The request's rules (buildQPEProgram's doc); returns the options as
-/// built (a table of equal step counts becomes n_trotter).
-static llvm::Expected<QPEOptions>
-checkRequest(const hamiltonian::QubitHamiltonian &h,
-             const hamiltonian::QPEParameters &params,
-             const QPEOptions &givenOptions) {
+llvm::Expected<QPEOptions>
+q2::qpe::checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
+                         const hamiltonian::QPEParameters &params,
+                         const QPEOptions &givenOptions) {
   auto fail = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
@@ -514,7 +512,7 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
                          const hamiltonian::QubitHamiltonian &h,
                          const hamiltonian::QPEParameters &params,
                          const QPEOptions &givenOptions) {
-  auto options = checkRequest(h, params, givenOptions);
+  auto options = checkQPEProgram(h, params, givenOptions);
   if (!options)
     return options.takeError();
   loadDialects(ctx);
@@ -588,7 +586,7 @@ llvm::Error q2::qpe::writeQPEProgram(raw_ostream &out, MLIRContext &ctx,
                                      const hamiltonian::QubitHamiltonian &h,
                                      const hamiltonian::QPEParameters &params,
                                      const QPEOptions &givenOptions) {
-  auto options = checkRequest(h, params, givenOptions);
+  auto options = checkQPEProgram(h, params, givenOptions);
   if (!options)
     return options.takeError();
   auto printWhole = [&]() -> llvm::Error {

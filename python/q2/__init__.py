@@ -42,7 +42,7 @@ __all__ = [
     "MemoryTimeline", "profile_section", "profile_function",
     "ProfilingStats", "default_stats", "measure_command",
     "analyze_ir_stages", "compile", "CompileResult", "Circuit", "Energy",
-    "build_program", "run_single_profile", "run_both_modes", "run_sweep",
+    "build_program", "program_options", "run_single_profile", "run_both_modes", "run_sweep",
     "SweepResult", "load_results", "read_report", "plot_sweep",
 ]
 
@@ -402,7 +402,7 @@ def profile_function(func=None, *, name=None, stats=None):
 # ---------------------------------------------------------------------------
 
 def measure_command(command, directory, wall_s=900, rss_mb=8192, cwd=None,
-                    env=None, poll_s=0.010, kill_grace_s=1.0):
+                    env=None, poll_s=None, kill_grace_s=None):
     """Runs ``command`` (argv list, no shell) as ``q2-profile measure``:
     its own process group, budgets on wall time and summed tree RSS,
     evidence in ``directory`` (must not exist: record.json, stdout.txt,
@@ -418,7 +418,9 @@ def measure_command(command, directory, wall_s=900, rss_mb=8192, cwd=None,
     env_pairs = [(str(k), str(v)) for k, v in (env or {}).items()]
     text = _q2.measure_json(argv, os.fspath(directory), float(wall_s),
                             float(rss_mb), os.fspath(cwd) if cwd else "",
-                            env_pairs, float(poll_s), float(kill_grace_s))
+                            env_pairs,
+                            None if poll_s is None else float(poll_s),
+                            None if kill_grace_s is None else float(kill_grace_s))
     return Record.from_json(text)
 
 
@@ -446,13 +448,25 @@ def _bin(tool):
     return p if os.access(p, os.X_OK) else tool
 
 
-def build_program(hamiltonian, n_est=None, n_trotter=None, mode="dynamic",
-                  order=2, power="repeat", unroll=False, resolution=3e-3):
+def program_options():
+    """The options of a program built from a Hamiltonian, as declared once
+    in ProgramRequest.def (q2-qpe's flags): [(name, default, help), ...];
+    a default None is computed (n_est from the resolution, n_trotter from
+    the Trotter bound, ...)."""
+    return _q2.program_options()
+
+
+def build_program(hamiltonian, n_est=None, n_trotter=None, mode=None,
+                  **options):
     """The stage-0 program (MLIR text) q2-qpe writes for a Hamiltonian file
-    (FCIDUMP, qubit JSON or term lines), with q2-qpe's defaults: n_trotter
-    None is ``--n-trotter auto`` (steps from the Trotter error bound)."""
-    return _q2.build_program(os.fspath(hamiltonian), n_est, n_trotter, mode,
-                             order, power, unroll, resolution)
+    (FCIDUMP, qubit JSON or term lines). ``options``: those of
+    ``program_options()`` (order, power, unroll_program, resolution,
+    window, base_time, energy_shift); None or left out is q2-qpe's default
+    (n_trotter None is ``--n-trotter auto``: steps from the error bound)."""
+    if "unroll" in options:  # this function's earlier spelling
+        options["unroll_program"] = options.pop("unroll")
+    options.update(n_est=n_est, n_trotter=n_trotter, mode=mode)
+    return _q2.build_program(os.fspath(hamiltonian), options)
 
 
 class Energy(float):
@@ -641,40 +655,42 @@ class _IRScope:
 _ir_scope = contextvars.ContextVar("q2_ir_output_dir", default=None)
 
 
-def compile(program_or_fcidump, n_est=None, n_trotter=None, mode="dynamic",
-            profile=True, *, order=2, power="repeat", unroll_program=False,
-            resolution=3e-3, ir_dir=None, runtime_lib=None, max_qubits=0,
-            **pipeline_options):
+def compile(program_or_fcidump, n_est=None, n_trotter=None, mode=None,
+            profile=True, *, ir_dir=None, runtime_lib=None, max_qubits=0,
+            **options):
     """Compiles a QPE program through the six stages in this process and
     loads it. ``program_or_fcidump``: a Hamiltonian file (FCIDUMP, qubit
-    JSON, term lines; the program is built as q2-qpe does with n_est,
-    n_trotter, mode, order, power, resolution and unroll_program, q2-qpe's
-    --unroll), a ``.mlir`` program
-    file, or program text. ``pipeline_options``: those of
-    PipelineOptions.def in Python spelling (keep_native_pauli, unroll,
-    power_blocks, opt_level, ...). Program text is a string with a newline
-    or a brace; any other string is a path. With ``profile``, the stages are
-    measured as by ``q2-opt --profile-stages``; with ``ir_dir``
-    the IR after each stage is written there."""
-    n_est = _int_arg("compile", "n_est", n_est, allow_none=True)
-    n_trotter = _int_arg("compile", "n_trotter", n_trotter, allow_none=True)
-    _mode_arg("compile", mode)
+    JSON, term lines; the program is built as ``build_program`` builds it,
+    with n_est, n_trotter, mode and the ``program_options()`` among
+    ``options``: order, power, unroll_program, resolution, window,
+    base_time, energy_shift), a ``.mlir`` program file, or program text
+    (a string with a newline or a brace; any other string is a path). The
+    other ``options`` are those of PipelineOptions.def in Python spelling
+    (keep_native_pauli, unroll, power_blocks, opt_level, ...). With
+    ``profile``, the stages are measured as by ``q2-opt --profile-stages``;
+    with ``ir_dir`` the IR after each stage is written there."""
+    names = {name for name, _, _ in _q2.program_options()}
+    program = {k: options.pop(k) for k in list(options) if k in names}
+    program.update(n_est=n_est, n_trotter=n_trotter, mode=mode)
+    given = sorted(k for k, v in program.items() if v is not None)
     if ir_dir is None and _ir_scope.get() is not None:
         ir_dir = _ir_scope.get().next_dir()
     src = program_or_fcidump
-    if isinstance(src, str) and ("\n" in src or "{" in src):
-        text, source = src, "<string>"
+    is_text = isinstance(src, str) and ("\n" in src or "{" in src)
+    path = None if is_text else os.fspath(src)
+    if is_text or path.endswith(".mlir"):
+        if given:  # as q2-opt refuses --n-est for an MLIR input
+            raise ValueError(
+                f"compile: {', '.join(given)} act(s) on a Hamiltonian input "
+                f"(the program is built from it); "
+                f"{'program text' if is_text else repr(path)} is a program")
+        text = src if is_text else _q2.read_text(path)
     else:
-        path = os.fspath(src)
-        if path.endswith(".mlir"):
-            text = _q2.read_text(path)
-        else:
-            text = build_program(path, n_est, n_trotter, mode, order, power,
-                                 unroll_program, resolution)
-        source = path
+        text = _q2.build_program(path, program)
     circuit, report, obj = _q2.compile(
-        text, source, bool(profile), os.fspath(ir_dir) if ir_dir else "",
-        runtime_lib or _runtime_lib(), int(max_qubits), pipeline_options)
+        text, path or "<string>", bool(profile),
+        os.fspath(ir_dir) if ir_dir else "", runtime_lib or _runtime_lib(),
+        int(max_qubits), options)
     result = CompileResult(circuit, report, obj)
     result.ir_dir = os.fspath(ir_dir) if ir_dir else None
     return result
@@ -789,12 +805,12 @@ def _sweep(out_dir, molecules, grid, modes, runs, jobs, wall_s, rss_mb,
         "grid": _grid(grid),
         "modes": list(modes),
         "vars": v,
-        "runs": int(runs),
+        "runs": runs,  # None: q2-profile's default (SweepSpec)
         "jobs": int(jobs),
-        "wall_s": float(wall_s),
-        "rss_mb": float(rss_mb),
+        "wall_s": None if wall_s is None else float(wall_s),
+        "rss_mb": None if rss_mb is None else float(rss_mb),
         "total_rss_mb": float(total_rss_mb),
-        "poll_s": float(poll_s),
+        "poll_s": None if poll_s is None else float(poll_s),
         "retry_failed": bool(retry_failed),
         "only": list(only or []),
     }
@@ -806,8 +822,8 @@ def _sweep(out_dir, molecules, grid, modes, runs, jobs, wall_s, rss_mb,
 
 
 def run_sweep(out_dir, molecules=None, grid=None, modes=("fixed", "dynamic"),
-              runs=5, jobs=1, wall_s=600, rss_mb=4000, total_rss_mb=0,
-              poll_s=0.010, retry_failed=False, only=None, q2_qpe=None,
+              runs=None, jobs=1, wall_s=None, rss_mb=None, total_rss_mb=0,
+              poll_s=None, retry_failed=False, only=None, q2_qpe=None,
               q2_opt=None, vars=None, on_progress=None):
     """``q2-profile sweep``: every (molecule, n_est, n_trotter, mode) point
     in budgeted child processes (Phase A q2-qpe, Phase B+C q2-opt
@@ -816,15 +832,18 @@ def run_sweep(out_dir, molecules=None, grid=None, modes=("fixed", "dynamic"),
     ``molecules``: {name: file} or [(name, file, n_terms)] (default: the H2
     example). ``on_progress(event)`` is called as points are skipped,
     started and finished (event.kind, key, status, done, total, running,
-    elapsed_s, eta_s); an exception in it stops the sweep and is raised."""
+    elapsed_s, eta_s); an exception in it stops the sweep and is raised.
+    ``runs``, ``wall_s``, ``rss_mb``, ``poll_s`` None are q2-profile's
+    defaults (``q2-profile sweep --help``: 5 runs, 600 s and 4000 MB per
+    phase, polled every 10 ms; declared once, in SweepSpec)."""
     return _sweep(out_dir, molecules, grid, modes, runs, jobs, wall_s, rss_mb,
                   total_rss_mb, poll_s, retry_failed, only, q2_qpe, q2_opt,
                   vars, on_progress)
 
 
 def run_single_profile(hamiltonian, out_dir, n_est, n_trotter, mode="dynamic",
-                       molecule=None, n_terms=0, runs=5, wall_s=600,
-                       rss_mb=4000, on_progress=None, **kwargs):
+                       molecule=None, n_terms=0, runs=None, wall_s=None,
+                       rss_mb=None, on_progress=None, **kwargs):
     """``q2-profile run --mode MODE``: one point, isolated; returns its
     PointRecord (status, reason, wall_s, peak_rss_mb, phases, report)."""
     fn = "run_single_profile"
@@ -835,7 +854,7 @@ def run_single_profile(hamiltonian, out_dir, n_est, n_trotter, mode="dynamic",
     n_trotter = _int_arg(fn, "n_trotter", n_trotter)
     name = molecule or os.path.splitext(os.path.basename(hamiltonian))[0]
     r = _sweep(out_dir, [(name, hamiltonian, n_terms)], [(n_est, n_trotter)],
-               [mode], runs, 1, wall_s, rss_mb, 0, kwargs.pop("poll_s", 0.010),
+               [mode], runs, 1, wall_s, rss_mb, 0, kwargs.pop("poll_s", None),
                kwargs.pop("retry_failed", False), None, kwargs.pop("q2_qpe", None),
                kwargs.pop("q2_opt", None), kwargs.pop("vars", None), on_progress,
                fn)
@@ -845,7 +864,7 @@ def run_single_profile(hamiltonian, out_dir, n_est, n_trotter, mode="dynamic",
 
 
 def run_both_modes(hamiltonian, out_dir, n_est, n_trotter, molecule=None,
-                   n_terms=0, runs=5, wall_s=600, rss_mb=4000,
+                   n_terms=0, runs=None, wall_s=None, rss_mb=None,
                    on_progress=None, **kwargs):
     """``q2-profile run --mode both``: the point in fixed, then dynamic mode;
     returns a SweepResult of the two."""
@@ -857,7 +876,7 @@ def run_both_modes(hamiltonian, out_dir, n_est, n_trotter, molecule=None,
     name = molecule or os.path.splitext(os.path.basename(hamiltonian))[0]
     r = _sweep(out_dir, [(name, hamiltonian, n_terms)], [(n_est, n_trotter)],
                ["fixed", "dynamic"], runs, 1, wall_s, rss_mb, 0,
-               kwargs.pop("poll_s", 0.010), kwargs.pop("retry_failed", False),
+               kwargs.pop("poll_s", None), kwargs.pop("retry_failed", False),
                None, kwargs.pop("q2_qpe", None), kwargs.pop("q2_opt", None),
                kwargs.pop("vars", None), on_progress, fn)
     if kwargs:

@@ -21,7 +21,9 @@
 #include "q2/Profiling/Report.h"
 #include "q2/Profiling/Timeline.h"
 #include "q2/Profiling/Timing.h"
+#include "q2/QPE/ProgramRequest.h"
 #include "q2/QPE/QPEMetadata.h"
+#include "q2/Runtime/Limits.h"
 #include "q2/Support/FileIO.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -200,17 +202,83 @@ pipeline::PipelineOptions pipelineOptions(const py::dict &kw) {
   return o;
 }
 
-// The library owns the spellings; Python only turns a miss into ValueError.
-qpe::Mode parseMode(const std::string &s) {
-  if (std::optional<qpe::Mode> m = qpe::parseMode(s))
-    return *m;
-  throw py::value_error("mode must be 'fixed' or 'dynamic', got '" + s + "'");
-}
-
-qpe::Power parsePower(const std::string &s) {
-  if (std::optional<qpe::Power> p = qpe::parsePower(s))
-    return *p;
-  throw py::value_error("power must be 'time' or 'repeat', got '" + s + "'");
+/// A ProgramRequest from keyword arguments named as ProgramRequest.def's
+/// Python names (None: the default). Each value is written as on q2-qpe's
+/// command line and set by the library, which owns parsing and checks;
+/// Python turns a wrong type into TypeError and a bad value into ValueError.
+qpe::ProgramRequest programRequest(const py::dict &kw) {
+  qpe::ProgramRequest r;
+  auto real = [](py::handle v) {
+    py::float_ f(py::reinterpret_borrow<py::object>(v));
+    return std::string(py::repr(f));
+  };
+  for (auto [key, value] : kw) {
+    std::string name = py::str(key);
+    const qpe::ProgramOptionInfo *o = qpe::findProgramOption(name);
+    if (!o || o->pyName != name) {
+      std::string known;
+      for (const qpe::ProgramOptionInfo &k : qpe::programOptions())
+        known += (known.empty() ? "" : ", ") + k.pyName.str();
+      throw py::type_error("unknown program option '" + name +
+                           "' (known: " + known + ")");
+    }
+    if (value.is_none())
+      continue;
+    auto wrongType = [&](const char *want) {
+      return py::type_error(name + " must be " + want + ", got " +
+                            std::string(py::str(value.get_type().attr(
+                                "__name__"))) +
+                            " " + std::string(py::repr(value)));
+    };
+    bool isBool = py::isinstance<py::bool_>(value);
+    bool isInt = !isBool && py::isinstance<py::int_>(value);
+    bool isReal = isInt || (!isBool && py::isinstance<py::float_>(value));
+    std::string text;
+    switch (o->kind) {
+    case qpe::ProgramOptionKind::Count:
+    case qpe::ProgramOptionKind::Steps:
+      if (o->kind == qpe::ProgramOptionKind::Steps &&
+          py::isinstance<py::str>(value) && py::str(value).cast<std::string>() == "auto")
+        text = "auto";
+      else if (isInt)
+        text = py::str(value);
+      else
+        throw wrongType("an int");
+      break;
+    case qpe::ProgramOptionKind::Choice:
+      if (!py::isinstance<py::str>(value))
+        throw wrongType(("a str (" + o->valueDesc.str() + ")").c_str());
+      text = py::str(value);
+      break;
+    case qpe::ProgramOptionKind::Switch:
+      if (!isBool)
+        throw wrongType("a bool");
+      text = value.cast<bool>() ? "true" : "false";
+      break;
+    case qpe::ProgramOptionKind::Real:
+      if (!isReal)
+        throw wrongType("a number");
+      text = real(value);
+      break;
+    case qpe::ProgramOptionKind::Window: {
+      if (!py::isinstance<py::sequence>(value) ||
+          py::isinstance<py::str>(value) || py::len(value) != 2)
+        throw wrongType("(lo, hi)");
+      py::sequence pair = value.cast<py::sequence>();
+      for (py::handle x : pair)
+        if (py::isinstance<py::bool_>(x) ||
+            !(py::isinstance<py::int_>(x) || py::isinstance<py::float_>(x)))
+          throw wrongType("(lo, hi)");
+      text = real(pair[0]) + "," + real(pair[1]);
+      break;
+    }
+    }
+    if (llvm::Error e = r.set(name, text, qpe::OptionSpelling::Python))
+      throw py::value_error(llvm::toString(std::move(e)));
+  }
+  if (llvm::Error e = r.validate(qpe::OptionSpelling::Python))
+    throw py::value_error(llvm::toString(std::move(e)));
+  return r;
 }
 
 /// The object JSON of the metadata (one field list, lib/QPE), plus two
@@ -354,12 +422,18 @@ orch::SweepSpec sweepSpec(const py::dict &a) {
   }
   s.modes = a["modes"].cast<std::vector<std::string>>();
   s.vars = a["vars"].cast<std::map<std::string, std::string>>();
-  s.runs = unsignedArg(a, "runs");
+  // None: the SweepSpec default (the one declaration of q2-profile's).
+  auto given = [&](const char *name) { return !a[name].is_none(); };
+  if (given("runs"))
+    s.runs = unsignedArg(a, "runs");
   s.jobs = unsignedArg(a, "jobs");
-  s.phaseWallS = a["wall_s"].cast<double>();
-  s.pointRssMB = a["rss_mb"].cast<double>();
+  if (given("wall_s"))
+    s.phase.wallBudgetS = a["wall_s"].cast<double>();
+  if (given("rss_mb"))
+    s.phase.rssBudgetMB = a["rss_mb"].cast<double>();
   s.totalRssMB = a["total_rss_mb"].cast<double>();
-  s.pollS = a["poll_s"].cast<double>();
+  if (given("poll_s"))
+    s.phase.pollS = a["poll_s"].cast<double>();
   s.retryFailed = a["retry_failed"].cast<bool>();
   s.only = a["only"].cast<std::vector<std::string>>();
   if (s.runs == 0)
@@ -470,8 +544,8 @@ PYBIND11_MODULE(_q2, m) {
       "measure_json",
       [](std::vector<std::string> argv, std::string outDir, double wallS,
          double rssMB, std::string cwd,
-         std::vector<std::pair<std::string, std::string>> env, double pollS,
-         double killGraceS) {
+         std::vector<std::pair<std::string, std::string>> env,
+         std::optional<double> pollS, std::optional<double> killGraceS) {
         orch::MeasureOptions o;
         o.argv = std::move(argv);
         o.outDir = std::move(outDir);
@@ -479,8 +553,8 @@ PYBIND11_MODULE(_q2, m) {
         o.rssBudgetMB = rssMB;
         o.cwd = std::move(cwd);
         o.env = std::move(env);
-        o.pollS = pollS;
-        o.killGraceS = killGraceS;
+        o.pollS = pollS.value_or(o.pollS); // None: MeasureBudget's default
+        o.killGraceS = killGraceS.value_or(o.killGraceS);
         // Refusals before any thread or process exists.
         check(orch::validateMeasureOptions(o));
         std::atomic<bool> cancel{false};
@@ -656,17 +730,8 @@ PYBIND11_MODULE(_q2, m) {
   //--- compile once, call many ----------------------------------------------
   m.def(
       "build_program",
-      [](const std::string &path, std::optional<unsigned> nEst,
-         std::optional<unsigned> nTrotter, const std::string &mode, unsigned order,
-         const std::string &power, bool unroll, double resolution) {
-        driver::ProgramSpec spec;
-        spec.nEst = nEst;
-        spec.nTrotter = nTrotter;
-        spec.mode = parseMode(mode);
-        spec.order = order;
-        spec.power = parsePower(power);
-        spec.unroll = unroll;
-        spec.resolution = resolution;
+      [](const std::string &path, const py::dict &options) {
+        driver::ProgramSpec spec = programRequest(options);
         std::optional<llvm::Expected<std::string>> r;
         {
           py::gil_scoped_release release;
@@ -674,9 +739,25 @@ PYBIND11_MODULE(_q2, m) {
         }
         return unwrap(std::move(*r));
       },
-      py::arg("path"), py::arg("n_est"), py::arg("n_trotter"), py::arg("mode"),
-      py::arg("order"), py::arg("power"), py::arg("unroll"),
-      py::arg("resolution"));
+      py::arg("path"), py::arg("options"));
+  // ProgramRequest.def as Python sees it: (name, default, help) per option.
+  m.def("program_options", [] {
+    std::vector<std::tuple<std::string, py::object, std::string>> out;
+    for (const qpe::ProgramOptionInfo &o : qpe::programOptions()) {
+      std::string def = qpe::ProgramRequest().get(o.flag);
+      py::object value = py::none();
+      if (o.kind == qpe::ProgramOptionKind::Switch)
+        value = py::bool_(def == "true");
+      else if (o.kind == qpe::ProgramOptionKind::Choice)
+        value = py::str(def);
+      else if (o.kind == qpe::ProgramOptionKind::Count && !def.empty())
+        value = py::int_(std::stoul(def));
+      else if (o.kind == qpe::ProgramOptionKind::Real && !def.empty())
+        value = py::float_(std::stod(def));
+      out.emplace_back(o.pyName.str(), value, o.help.str());
+    }
+    return out;
+  });
   m.def("read_text", [](const std::string &path) {
     auto buf = unwrap(readInputFile(path));
     return std::string(buf->getBuffer());
@@ -776,7 +857,7 @@ PYBIND11_MODULE(_q2, m) {
       },
       py::arg("text"), py::arg("source"), py::arg("profile"), py::arg("ir_dir"),
       py::arg("runtime_lib"), py::arg("max_qubits"), py::arg("options"));
-  m.def("default_max_qubits", &driver::defaultMaxQubits);
+  m.def("default_max_qubits", &q2::runtime::limits::defaultMaxQubits);
 
   // q2.profiling's Phase A: the qubit Hamiltonian q2-qpe builds a program
   // from (FCIDUMP through Jordan-Wigner), as plain Python values.

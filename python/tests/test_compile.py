@@ -183,3 +183,49 @@ def test_pipeline_unroll_and_program_unroll(h2_path):
     for r in (b, c):
         assert np.allclose(r()[0], a()[0], atol=1e-9)
     assert c.metadata.unroll is True
+
+
+def test_program_options_are_q2_qpes_flags(tmp_path, h2_path):
+    # One request (ProgramRequest.def): the keywords, their defaults, and
+    # the program they build are q2-qpe's, window/base time/shift included.
+    opts = {name: default for name, default, _ in q2.program_options()}
+    assert list(opts) == ["n_est", "n_trotter", "mode", "order", "power",
+                          "unroll_program", "resolution", "window",
+                          "base_time", "energy_shift"]
+    assert opts["order"] == 2 and opts["power"] == "repeat"
+    assert opts["mode"] == "dynamic" and opts["resolution"] == 3e-3
+    assert opts["n_est"] is None and opts["window"] is None
+    import subprocess
+    qpe = q2._bin("q2-qpe")
+    out = tmp_path / "p.mlir"
+    subprocess.run([qpe, h2_path, "--n-est", "3", "--n-trotter", "2",
+                    "--order", "1", "--power", "time", "--window=-2.5,0.5",
+                    "--energy-shift", "0.25", "-o", str(out)], check=True)
+    text = q2.build_program(h2_path, n_est=3, n_trotter=2, order=1,
+                            power="time", window=(-2.5, 0.5),
+                            energy_shift=0.25)
+    assert text == out.read_text()
+    subprocess.run([qpe, h2_path, "--n-est", "3", "--base-time", "0.75",
+                    "-o", str(out)], check=True)
+    assert q2.build_program(h2_path, n_est=3, base_time=0.75) == \
+        out.read_text()
+    r = q2.compile(h2_path, n_est=3, n_trotter=1, base_time=0.75,
+                   profile=False)
+    assert r.metadata.base_time == 0.75
+
+
+def test_program_option_refusals(h2_path):
+    with pytest.raises(TypeError, match="n_est must be an int"):
+        q2.build_program(h2_path, n_est="3")
+    with pytest.raises(TypeError, match="unknown program option"):
+        q2.build_program(h2_path, n_est=3, no_such=1)
+    with pytest.raises(ValueError, match="Trotter order must be 1 or 2"):
+        q2.build_program(h2_path, order=3)
+    with pytest.raises(ValueError, match="window needs finite lo,hi"):
+        q2.build_program(h2_path, window=(1.0, 0.0))
+    with pytest.raises(ValueError, match="base_time must be finite"):
+        q2.compile(h2_path, base_time=float("inf"))
+    # A program is compiled as it is: program options are refused.
+    text = q2.build_program(h2_path, n_est=2, n_trotter=1)
+    with pytest.raises(ValueError, match="n_est act"):
+        q2.compile(text, n_est=3)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 #include "RuntimeInternal.h"
+#include "q2/Runtime/Limits.h"
 
 #include <algorithm>
 #include <atomic>
@@ -72,8 +73,8 @@ void setInternalError(const char *fn, const char *what) {
   }
 
 //===-- limits ------------------------------------------------------------===//
-// An index must fit in uint64_t and 16 * 2^n bytes in (almost) any size_t.
-constexpr int64_t kHardMaxQubits = 59;
+// The rule is q2/Runtime/Limits.h's (the hosts check it before loading).
+constexpr int64_t kHardMaxQubits = limits::kHardMaxQubits;
 std::atomic<int64_t> maxQubits{0}; // 0: default
 std::mutex rngMutex;
 std::mt19937_64 rng(0x5eed);
@@ -556,22 +557,13 @@ int q2::runtime::setFusionPolicy(int policy) {
   return fusionPolicy.exchange(policy);
 }
 
+int64_t q2::runtime::defaultMaxQubits() { return limits::defaultMaxQubits(); }
+
 double q2::runtime::physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0)
     return 0;
   return double(pages) * double(page);
-}
-
-int64_t q2::runtime::defaultMaxQubits() {
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0)
-    return 30;
-  long double budget = 0.8L * (long double)pages * (long double)page;
-  int64_t n = 0;
-  while (n < kHardMaxQubits && std::ldexp(16.0L, int(n + 1)) <= budget)
-    ++n;
-  return n;
 }
 
 // Only the C ABI is exported from libq2_runtime.so.

@@ -197,9 +197,6 @@ private:
   int threadsInUse = 0;    // what the runtime made of it
 };
 
-/// Largest register the runtime accepts by default (fits in 80 % of RAM).
-unsigned defaultMaxQubits();
-
 } // namespace q2::driver
 
 #endif // Q2_DRIVER_DRIVER_H

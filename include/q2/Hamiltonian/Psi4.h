@@ -101,6 +101,13 @@ private:
 llvm::Expected<std::unique_ptr<Psi4Run>>
 runPsi4(const Psi4Job &job, llvm::StringRef psi4, llvm::StringRef script);
 
+/// q2-qpe --molecule: validatePsi4Request, findPsi4, then runPsi4 with
+/// \p script; `summary` gets one line for the user (the molecule, basis,
+/// RHF and CI energies, the active space).
+llvm::Expected<std::unique_ptr<Psi4Run>>
+runPsi4(const Psi4Request &request, llvm::StringRef script,
+        std::string &summary);
+
 } // namespace q2::hamiltonian
 
 #endif // Q2_HAMILTONIAN_PSI4_H

@@ -24,23 +24,29 @@
 
 namespace q2::orch {
 
-struct MeasureOptions {
-  /// The command; argv[0] is looked up in PATH when it has no '/'.
-  std::vector<std::string> argv;
-  /// Evidence directory; must not exist (it is created by measure()).
-  std::string outDir;
+/// The budgets and the polling of one measured process tree: what
+/// MeasureOptions and each phase of a sweep point (SweepSpec::phase) share.
+/// 0 = no budget.
+struct MeasureBudget {
   double wallBudgetS = 0;
   /// Budget on the summed RSS of the tree, in decimal MB (1e6 bytes).
   double rssBudgetMB = 0;
-  /// Working directory of the command; empty = inherit.
-  std::string cwd;
-  /// Variables added to (or overriding) the inherited environment.
-  std::vector<std::pair<std::string, std::string>> env;
   /// Poll interval, between kMinPollS and kMaxPollS and at most the wall
   /// budget (checkPollInterval).
   double pollS = 0.010;
   /// Time between SIGTERM and SIGKILL when the tree has to be stopped.
   double killGraceS = 1.0;
+};
+
+struct MeasureOptions : MeasureBudget {
+  /// The command; argv[0] is looked up in PATH when it has no '/'.
+  std::vector<std::string> argv;
+  /// Evidence directory; must not exist (it is created by measure()).
+  std::string outDir;
+  /// Working directory of the command; empty = inherit.
+  std::string cwd;
+  /// Variables added to (or overriding) the inherited environment.
+  std::vector<std::pair<std::string, std::string>> env;
   /// When set and becoming true, the tree is stopped (reason `cancelled`).
   const std::atomic<bool> *cancel = nullptr;
   /// When set and non-zero at the cancel: the signal that asked for it,

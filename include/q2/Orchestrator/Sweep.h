@@ -91,18 +91,17 @@ struct SweepSpec {
   std::vector<Molecule> molecules;
   CommandTemplates commands = defaultCommandTemplates();
   std::map<std::string, std::string> vars;
+  /// The defaults of q2-profile, Python's run_sweep and every other front
+  /// end are the ones here.
   unsigned runs = 5;
   /// Points run at the same time at most.
   unsigned jobs = 1;
-  /// Budgets of each phase of each point (measure() budgets).
-  double phaseWallS = 600;
-  double pointRssMB = 4000;
+  /// Budgets and polling of each phase of each point (measure()'s): 600 s,
+  /// 4000 MB, polled every 10 ms.
+  MeasureBudget phase{600, 4000, 0.010, 1.0};
   /// Memory all running points may use together (admission control);
-  /// 0 = pointRssMB * jobs.
+  /// 0 = phase.rssBudgetMB * jobs.
   double totalRssMB = 0;
-  /// Poll interval of measure() (see checkPollInterval).
-  double pollS = 0.010;
-  double killGraceS = 1.0;
   /// Rerun points whose recorded status is "failed" instead of skipping.
   bool retryFailed = false;
   /// Restrict the sweep to these point keys (empty = all). Such a partial

@@ -10,7 +10,7 @@
 
 #include "q2/Hamiltonian/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
-#include "q2/QPE/QPEMetadata.h"
+#include "q2/QPE/ProgramRequest.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -30,15 +30,17 @@ class QPEAttr;
 
 namespace q2::qpe {
 
+/// What buildQPEProgram takes: the request's choices (defaults from
+/// ProgramRequest.def) and the steps planProgram decided.
 struct QPEOptions {
-  Mode mode = Mode::Dynamic;
-  unsigned order = 2;    ///< Trotter order: 1 or 2
+  Mode mode = ProgramRequest().mode;
+  unsigned order = ProgramRequest().order; ///< Trotter order: 1 or 2
   unsigned nTrotter = 1; ///< Trotter steps per controlled evolution
   /// Per-wire steps (QPEMetadata::trotterSteps); when set, it replaces
   /// nTrotter. A table of equal entries is stored as that one n_trotter.
   std::vector<uint64_t> trotterSteps;
-  Power power = Power::Time;
-  bool unroll = false;   ///< emit straight-line code (the stress case)
+  Power power = ProgramRequest().power;
+  bool unroll = ProgramRequest().unroll; ///< straight-line code (stress case)
   /// Copied into the metadata (Ha): the Trotter bound for these steps and
   /// the reference energies of the default coefficients.
   std::optional<double> trotterBound, exactEnergy, hfEnergy;
@@ -68,6 +70,14 @@ llvm::Error writeQPEProgram(llvm::raw_ostream &os, mlir::MLIRContext &ctx,
                             const hamiltonian::QubitHamiltonian &h,
                             const hamiltonian::QPEParameters &params,
                             const QPEOptions &options);
+
+/// The checks of buildQPEProgram, without building (planProgram runs them
+/// before the reference energies): the options as built (a table of equal
+/// counts folded into nTrotter), or the first rule they break.
+llvm::Expected<QPEOptions>
+checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
+                const hamiltonian::QPEParameters &params,
+                const QPEOptions &options);
 
 /// The attribute <-> the plain struct.
 QPEMetadata fromAttr(quantum::QPEAttr attr);

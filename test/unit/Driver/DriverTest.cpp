@@ -185,6 +185,7 @@ std::string h2Program(qpe::Mode mode) {
   auto p = hamiltonian::computeQPEParameters(*h, 3);
   EXPECT_TRUE(bool(p));
   qpe::QPEOptions o;
+  o.power = qpe::Power::Time;
   o.mode = mode;
   o.nTrotter = 2;
   auto m = qpe::buildQPEProgram(ctx, *h, *p, o);
@@ -315,8 +316,18 @@ TEST(DriverEmbed, ProgramFromFileIRStagesAndCallInto) {
     qpe::QPEOptions o;
     o.mode = qpe::Mode::Dynamic;
     o.power = qpe::Power::Time;
-    auto plan = qpe::planProgram(*h, *p, uint64_t(2), o);
-    ASSERT_TRUE(bool(plan)) << text(plan.takeError());
+    auto c = hamiltonian::trotterCommutators(*h, 2);
+    ASSERT_TRUE(bool(c));
+    auto tp = hamiltonian::trotterPlanForSteps(
+        *c, *p, 2, hamiltonian::TrotterPower::Time, 2);
+    ASSERT_TRUE(bool(tp)) << text(tp.takeError());
+    o.trotterSteps = tp->steps;
+    o.nTrotter = 2;
+    o.trotterBound = tp->maxEnergyError;
+    auto exact = hamiltonian::exactSectorEnergies(*h);
+    ASSERT_TRUE(bool(exact));
+    o.exactEnergy = exact->groundEnergy;
+    o.hfEnergy = exact->hfEnergy;
     auto m = qpe::buildQPEProgram(ctx, *h, *p, o);
     ASSERT_TRUE(bool(m));
     llvm::raw_string_ostream os(expected);

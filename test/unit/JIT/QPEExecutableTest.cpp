@@ -648,6 +648,7 @@ TEST_F(H2Fixture, PerWireStepsMatchDenseTrotterizedQPE) {
   }
   // Equal entries collapse to one n_trotter (no table).
   qpe::QPEOptions o;
+  o.power = qpe::Power::Time; // written for the builder's old default
   o.trotterSteps.assign(kNEst, 7);
   auto module = qpe::buildQPEProgram(*env.ctx, h, params, o);
   ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());

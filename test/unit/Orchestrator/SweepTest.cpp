@@ -101,9 +101,9 @@ protected:
     S.commands.phaseBC = {"/bin/sh", Sh,         "BC",  "{mode}", "{n_est}",
                           "{n_trotter}", "{report}", Log, "{delay}"};
     S.vars["delay"] = Delay;
-    S.phaseWallS = 1.0;
-    S.pointRssMB = 500;
-    S.killGraceS = 0.3;
+    S.phase.wallBudgetS = 1.0;
+    S.phase.rssBudgetMB = 500;
+    S.phase.killGraceS = 0.3;
     return S;
   }
 
@@ -267,7 +267,7 @@ TEST_F(SweepTest, AdmissionControlHoldsBackPointsThatDoNotFit) {
   SweepSpec S = spec("2x1,2x3,2x5,3x3,3x5", {"fixed"}, "0.3");
   S.grid[4] = {3, 4}; // No failing stand-in case.
   S.jobs = 2;
-  S.pointRssMB = 100;
+  S.phase.rssBudgetMB = 100;
   S.totalRssMB = 150;
   std::vector<size_t> RunningAtStart;
   std::vector<double> Predicted;
@@ -294,7 +294,7 @@ TEST_F(SweepTest, AdmissionControlHoldsBackPointsThatDoNotFit) {
   SweepSpec T = spec("2x1,2x3", {"fixed"}, "0.3");
   T.outDir = Tmp + "/sweep2";
   T.jobs = 2;
-  T.pointRssMB = 100;
+  T.phase.rssBudgetMB = 100;
   T.totalRssMB = 250;
   RunningAtStart.clear();
   auto Sum2 = runSweep(T, [&](const ProgressEvent &E) {

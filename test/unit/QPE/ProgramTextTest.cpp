@@ -111,7 +111,7 @@ TEST(ProgramText, PlannedProgramsAndUnrolledMatchThePrinter) {
       req.unroll = unroll;
       if (unroll)
         req.nTrotter = 1;
-      auto prep = qpe::prepareProgram(*h, req);
+      auto prep = qpe::planProgram(*h, req);
       ASSERT_TRUE(bool(prep)) << llvm::toString(prep.takeError());
       EXPECT_EQ(streamed(*h, prep->params, prep->options),
                 printed(*h, prep->params, prep->options));
