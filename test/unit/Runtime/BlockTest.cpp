@@ -14,6 +14,7 @@
 #include "q2/Runtime/QuantumRuntime.h"
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCore>
 #include <gtest/gtest.h>
 #include <unsupported/Eigen/KroneckerProduct>
 
@@ -117,8 +118,11 @@ std::vector<RefGate> randomBlock(const std::vector<int> &free,
 
 MatrixXcd blockMatrix(const std::vector<RefGate> &gates, int n) {
   MatrixXcd b = MatrixXcd::Identity(int64_t(1) << n, int64_t(1) << n);
+  // The same product, with each gate's operator (at most 2^targets
+  // non-zeros per column) as a sparse view: a dense 2^n GEMM per gate made
+  // the 9-qubit tests the slowest of the suite.
   for (const RefGate &g : gates)
-    b = (refMatrix(g, n) * b).eval();
+    b = (Eigen::SparseMatrix<cd>(refMatrix(g, n).sparseView()) * b).eval();
   return b;
 }
 
