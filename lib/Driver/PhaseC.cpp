@@ -66,7 +66,7 @@ q2::driver::detail::skippedPhaseC(const qpe::QPEMetadata &md,
   r.skipped = true;
   r.reason = llvm::toString(std::move(why));
   r.qubits = md.numQubits();
-  r.limit = maxQubits > 0 ? maxQubits : int64_t(defaultMaxQubits());
+  r.limit = maxQubits > 0 ? maxQubits : int64_t(runtime::limits::defaultMaxQubits());
   r.bytesNeeded = std::ldexp(16.0, int(md.numQubits())); // exact: 2^(n+4)
   return r;
 }
