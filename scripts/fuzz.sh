@@ -6,7 +6,7 @@
 #   scripts/fuzz.sh [seconds-per-target] [target...]
 #
 # Targets (default: all): fcidump hamiltonian-json openfermion coeffs report
-# results qpe-metadata quantum-dialect. Seeds are read from
+# results qpe-metadata quantum-dialect object gate-table-power. Seeds are read from
 # fuzz/corpus/<target>/ (never modified); what the fuzzer finds goes to
 # build-fuzz/fuzz-work/<target>/, crash inputs to
 # build-fuzz/fuzz-artifacts/, logs to build-fuzz/fuzz-logs/. Exit status 1
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 SECS="${1:-60}"
 shift || true
 ALL=(fcidump hamiltonian-json openfermion coeffs report results qpe-metadata
-     quantum-dialect)
+     quantum-dialect object gate-table-power)
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=("${ALL[@]}")
 BUILD_DIR="${Q2_FUZZ_BUILD_DIR:-build-fuzz}"

@@ -605,8 +605,9 @@ int DriverRun::runObject(llvm::StringRef data) {
   os << "object: " << md->molecule << ", " << md->numQubits() << " qubits ("
      << md->nSystem << " system + " << md->nEst << " estimation), "
      << md->nTerms << " terms, " << qpe::toString(md->mode) << " mode\n";
+  // readObjectMetadata checked the digest: the JIT need not hash it again.
   PhaseCOutcome c = runPhaseC(object, *md, sets, std::max(o.runs, 1), o, os,
-                              session.get());
+                              session.get(), /*digestChecked=*/true);
   report.phaseC = std::move(c.record);
   if (c.error)
     return failWith(llvm::toString(std::move(c.error)));

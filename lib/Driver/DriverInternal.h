@@ -107,7 +107,8 @@ struct PhaseCOutcome {
 PhaseCOutcome runPhaseC(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
                         const std::vector<CoeffSet> &sets, int runs,
                         const DriverOptions &opts, llvm::raw_ostream &os,
-                        profiling::ProfilingSession *session);
+                        profiling::ProfilingSession *session,
+                        bool digestChecked = false);
 
 /// The report's view of the metadata.
 profiling::QPEParametersRecord parametersRecord(const qpe::QPEMetadata &md);

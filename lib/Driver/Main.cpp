@@ -13,9 +13,12 @@
 #include "q2/InitQ2.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "q2/Support/FileIO.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 
 #include <cstdio>
@@ -33,6 +36,44 @@ static q2::driver::detail::InputKind inputKind(llvm::StringRef input) {
   size_t n = std::fread(head, 1, sizeof(head), f);
   std::fclose(f);
   return q2::driver::detail::classifyInput(input, llvm::StringRef(head, n));
+}
+
+/// MlirOptMain(argc, argv, input, output, registry), except that -o goes
+/// through q2::writeFileAtomically: llvm::ToolOutputFile writes the final
+/// name in place and deletes it on SIGHUP even under nohup, where the
+/// process carries on and exits 0 with no output (issue 28).
+static int mlirOptMode(llvm::StringRef input, llvm::StringRef output,
+                       mlir::DialectRegistry &registry) {
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (input == "-" &&
+      llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+    llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
+                    "interrupt)\n";
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> file = mlir::openInputFile(input, &message);
+  if (!file) {
+    llvm::errs() << message << "\n";
+    return 1;
+  }
+  bool failed = false;
+  llvm::Error e =
+      q2::writeFileAtomically(output, [&](llvm::raw_ostream &os) {
+        failed = mlir::failed(
+            mlir::MlirOptMain(os, std::move(file), registry, config));
+        // Diagnostics are out already; an error only keeps the file away.
+        return failed ? llvm::createStringError("failed")
+                      : llvm::Error::success();
+      });
+  if (failed) {
+    llvm::consumeError(std::move(e));
+    return 1;
+  }
+  if (e) {
+    llvm::WithColor::error(llvm::errs(), "q2-opt")
+        << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 int q2::driver::q2OptMain(int argc, char **argv) {
@@ -59,8 +100,7 @@ int q2::driver::q2OptMain(int argc, char **argv) {
   // not: mlir-opt could only fail to parse it.
   if (!driverFlagsGiven() &&
       inputKind(input) == q2::driver::detail::InputKind::MLIR)
-    return mlir::asMainReturnCode(
-        mlir::MlirOptMain(argc, argv, input, output, registry));
+    return mlirOptMode(input, output, registry);
   auto opts = optionsFromCommandLine(input, output);
   if (!opts) {
     llvm::WithColor::error(llvm::errs(), "q2-opt")

@@ -220,10 +220,12 @@ const std::string &Circuit::runtimeLibrary() const {
 
 llvm::Expected<std::unique_ptr<Circuit>>
 Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
-              const std::string &runtimeLib, int64_t maxQubits) {
+              const std::string &runtimeLib, int64_t maxQubits,
+              bool digestChecked) {
   if (llvm::Error e = checkRunnable(md, maxQubits))
     return std::move(e);
   jit::ExecutableOptions eo;
+  eo.digestChecked = digestChecked;
   eo.runtimeLibrary =
       runtimeLib.empty() ? jit::defaultRuntimeLibrary() : runtimeLib;
   auto exe = jit::QPEExecutable::load(object, md.numCoeffArgs(), md.nEst, eo);
@@ -462,7 +464,8 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
                                             const std::vector<CoeffSet> &sets,
                                             int runs, const DriverOptions &opts,
                                             llvm::raw_ostream &os,
-                                            profiling::ProfilingSession *session) {
+                                            profiling::ProfilingSession *session,
+                                            bool digestChecked) {
   PhaseCOutcome out;
   profiling::PhaseCRecord &rec = out.record;
   rec.callsPerSet = uint64_t(runs);
@@ -475,7 +478,8 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
   std::optional<profiling::ScopedStage> stage;
   if (session)
     stage.emplace(*session, "Load", profiling::StageKind::Run);
-  auto circuit = Circuit::load(object, md, opts.runtimeLib, opts.maxQubits);
+  auto circuit = Circuit::load(object, md, opts.runtimeLib, opts.maxQubits,
+                               digestChecked);
   stage.reset();
   if (!circuit)
     return fail(circuit.takeError());

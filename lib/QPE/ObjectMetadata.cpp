@@ -99,7 +99,7 @@ q2::qpe::readObjectMetadata(llvm::ArrayRef<char> object,
     return llvm::createStringError(source + ": not an object file (" +
                                    llvm::toString(obj.takeError()) + ")");
   llvm::object::ObjectFile &file = **obj;
-  if (llvm::Error e = q2::checkObjectDigest(object, source))
+  if (llvm::Error e = q2::checkObjectDigest(file, source))
     return std::move(e);
   llvm::Triple host(llvm::sys::getProcessTriple());
   if (file.getArch() != host.getArch())

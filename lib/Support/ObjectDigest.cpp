@@ -9,16 +9,11 @@
 
 namespace {
 /// Offset of the digest bytes in the file, or why there are none.
-llvm::Expected<size_t> digestOffset(llvm::ArrayRef<char> object,
+llvm::Expected<size_t> digestOffset(const llvm::object::ObjectFile &file,
                                     llvm::StringRef source) {
-  llvm::MemoryBufferRef ref(llvm::StringRef(object.data(), object.size()),
-                            source);
-  auto obj = llvm::object::ObjectFile::createObjectFile(ref);
-  if (!obj)
-    return llvm::createStringError(source + ": not an object file (" +
-                                   llvm::toString(obj.takeError()) + ")");
+  const char *start = file.getData().data();
   std::optional<size_t> offset;
-  for (const llvm::object::SectionRef &s : (*obj)->sections()) {
+  for (const llvm::object::SectionRef &s : file.sections()) {
     auto name = s.getName();
     if (!name) {
       llvm::consumeError(name.takeError());
@@ -35,13 +30,24 @@ llvm::Expected<size_t> digestOffset(llvm::ArrayRef<char> object,
       return llvm::createStringError(
           source + ": malformed " + q2::kDigestSection +
           " section: refusing a corrupted or edited object");
-    offset = size_t(contents->data() - object.data());
+    offset = size_t(contents->data() - start);
   }
   if (!offset)
     return llvm::createStringError(
         source + ": no " + q2::kDigestSection +
         " section: not an object written by this q2-opt (recompile it)");
   return *offset;
+}
+
+llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>>
+parseObject(llvm::ArrayRef<char> object, llvm::StringRef source) {
+  llvm::MemoryBufferRef ref(llvm::StringRef(object.data(), object.size()),
+                            source);
+  auto obj = llvm::object::ObjectFile::createObjectFile(ref);
+  if (!obj)
+    return llvm::createStringError(source + ": not an object file (" +
+                                   llvm::toString(obj.takeError()) + ")");
+  return std::move(*obj);
 }
 
 std::array<uint8_t, 32> digestOf(llvm::ArrayRef<char> object, size_t at) {
@@ -59,7 +65,10 @@ std::array<uint8_t, 32> digestOf(llvm::ArrayRef<char> object, size_t at) {
 } // namespace
 
 llvm::Error q2::sealObject(llvm::MutableArrayRef<char> object) {
-  auto at = digestOffset(object, "<compiled object>");
+  auto file = parseObject(object, "<compiled object>");
+  if (!file)
+    return file.takeError();
+  auto at = digestOffset(**file, "<compiled object>");
   if (!at)
     return at.takeError();
   std::array<uint8_t, 32> d = digestOf(object, *at);
@@ -67,11 +76,13 @@ llvm::Error q2::sealObject(llvm::MutableArrayRef<char> object) {
   return llvm::Error::success();
 }
 
-llvm::Error q2::checkObjectDigest(llvm::ArrayRef<char> object,
+llvm::Error q2::checkObjectDigest(const llvm::object::ObjectFile &file,
                                   llvm::StringRef source) {
-  auto at = digestOffset(object, source);
+  auto at = digestOffset(file, source);
   if (!at)
     return at.takeError();
+  llvm::StringRef data = file.getData();
+  llvm::ArrayRef<char> object(data.data(), data.size());
   std::array<uint8_t, 32> d = digestOf(object, *at);
   if (!std::equal(d.begin(), d.end(),
                   reinterpret_cast<const uint8_t *>(object.data() + *at)))
@@ -79,4 +90,12 @@ llvm::Error q2::checkObjectDigest(llvm::ArrayRef<char> object,
         source + ": the object's digest does not match its contents "
                  "(corrupted or edited after compilation): refusing it");
   return llvm::Error::success();
+}
+
+llvm::Error q2::checkObjectDigest(llvm::ArrayRef<char> object,
+                                  llvm::StringRef source) {
+  auto file = parseObject(object, source);
+  if (!file)
+    return file.takeError();
+  return checkObjectDigest(**file, source);
 }

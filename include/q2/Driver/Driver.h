@@ -157,10 +157,12 @@ class Circuit {
 public:
   /// Links `object` against the runtime. Refuses, before allocating
   /// anything, programs whose register or result would not fit (`maxQubits`
-  /// 0 = what fits in 80 % of RAM).
+  /// 0 = what fits in 80 % of RAM). `digestChecked`: the object's digest
+  /// was checked already (qpe::readObjectMetadata), so it is not hashed twice.
   static llvm::Expected<std::unique_ptr<Circuit>>
   load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
-       const std::string &runtimeLib = "", int64_t maxQubits = 0);
+       const std::string &runtimeLib = "", int64_t maxQubits = 0,
+       bool digestChecked = false);
   ~Circuit();
   /// One call; `coeffs` empty means the default coefficients. `out` gets
   /// 2^n_est probabilities.

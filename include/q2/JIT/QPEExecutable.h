@@ -42,6 +42,10 @@ struct ExecutableOptions {
   std::string runtimeLibrary;
   /// Name of the entry function (its C interface is `_mlir_ciface_<entry>`).
   std::string entry = "qpe";
+  /// The caller has checked the digest of these very bytes
+  /// (qpe::readObjectMetadata does): load() then does not hash them again.
+  /// Anything read from a file or cache and not checked must leave it false.
+  bool digestChecked = false;
 };
 
 /// $Q2_RUNTIME_LIB if set, else <dir of /proc/self/exe>/../lib/libq2_runtime.so.

@@ -15,6 +15,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+namespace llvm::object {
+class ObjectFile;
+} // namespace llvm::object
+
 namespace q2 {
 
 inline constexpr const char *kDigestSection = ".q2.digest";
@@ -29,6 +33,9 @@ llvm::Error sealObject(llvm::MutableArrayRef<char> object);
 /// kDigestSize bytes) holds the digest of its bytes. `source` names the
 /// object in the message.
 llvm::Error checkObjectDigest(llvm::ArrayRef<char> object,
+                              llvm::StringRef source);
+/// The same for an object already parsed (its whole buffer is hashed).
+llvm::Error checkObjectDigest(const llvm::object::ObjectFile &file,
                               llvm::StringRef source);
 
 } // namespace q2

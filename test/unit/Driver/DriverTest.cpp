@@ -291,6 +291,34 @@ TEST(DriverEmbed, CompileOnceCallMany) {
             std::string::npos);
 }
 
+// The JIT checks the digest itself unless the caller says it did
+// (readObjectMetadata, for q2-opt --run obj.o): a flipped byte is refused
+// before linking; an intact object is hashed by readObjectMetadata only.
+TEST(DriverEmbed, LoadChecksTheDigestUnlessAlreadyChecked) {
+  static Env env;
+  auto prog = compileProgram(h2Program(qpe::Mode::Dynamic), "h2.mlir",
+                             PipelineOptions(), /*profile=*/false,
+                             env.registry);
+  ASSERT_TRUE(bool(prog)) << text(prog.takeError());
+  std::string rt = Q2_TEST_RUNTIME_LIB;
+  llvm::SmallVector<char, 0> edited = prog->object;
+  edited[edited.size() / 2] ^= 0x20;
+  auto c = Circuit::load(edited, prog->metadata, rt);
+  EXPECT_NE(text(c.takeError()).find("the object's digest does not match"),
+            std::string::npos);
+  auto md = qpe::readObjectMetadata(edited, "edited.o");
+  EXPECT_NE(text(md.takeError()).find("edited.o: the object's digest does "
+                                      "not match"),
+            std::string::npos);
+  md = qpe::readObjectMetadata(prog->object, "h2.o");
+  ASSERT_TRUE(bool(md)) << text(md.takeError());
+  auto ok = Circuit::load(prog->object, *md, rt, 0, /*digestChecked=*/true);
+  ASSERT_TRUE(bool(ok)) << text(ok.takeError());
+  auto r = (*ok)->call();
+  ASSERT_TRUE(bool(r)) << text(r.takeError());
+  EXPECT_NEAR(r->probSum, 1.0, 1e-9);
+}
+
 // What the Python module uses: the program built from a Hamiltonian file (as
 // q2-qpe builds it), --ir-dir files of an embedded compile and their
 // analysis (the same figures as the report), a call into the caller's buffer.

@@ -1,0 +1,4 @@
+func.func @gt_targets(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  %o:2 = quantum.gate_table %q0, %q1 kinds ["H"] records [0, 0, -1, 2, 0, 0, 0, 1] : !quantum.bit, !quantum.bit
+  return
+}

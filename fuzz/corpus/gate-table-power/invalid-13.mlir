@@ -1,0 +1,4 @@
+func.func @gt_pauli_param(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  %o = quantum.gate_table %q0 kinds ["pauli_rot"] words "X" records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
+  return
+}

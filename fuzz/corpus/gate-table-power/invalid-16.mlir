@@ -1,0 +1,4 @@
+func.func @gt_wire_twice(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
+  %o:2 = quantum.gate_table %q0, %q1 kinds ["X"] records [0, 0, -1, 1, 1, 0, 1, 1] : !quantum.bit, !quantum.bit
+  return
+}
