@@ -21,8 +21,9 @@ namespace q2::driver::detail {
 /// parsing.
 void organizeHelp();
 
-/// Refuses compile-only flags when the input is an object file.
-llvm::Error checkObjectInputFlags();
+/// Refuses compile-only flags (DriverOptions::compileFlag) when the input
+/// is an object file, and an object with nothing to do.
+llvm::Error checkObjectInputFlags(const DriverOptions &opts);
 
 /// What an input file is. A .mlir file is MLIR; otherwise the contents
 /// decide: ELF, an FCIDUMP namelist, JSON, term lines, or text that starts
@@ -104,9 +105,6 @@ PhaseCOutcome runPhaseC(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
                         const std::vector<CoeffSet> &sets, int runs,
                         const DriverOptions &opts, llvm::raw_ostream &os,
                         profiling::ProfilingSession *session);
-
-/// The report's view of the metadata.
-profiling::QPEParametersRecord parametersRecord(const qpe::QPEMetadata &md);
 
 } // namespace q2::driver::detail
 

@@ -17,6 +17,7 @@
 #include "q2/QPE/QPEProgram.h"
 
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
+#include "q2/QPE/IR/QPEDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,7 +53,7 @@ public:
   }
 
   OwningOpRef<ModuleOp> build();
-  /// What the program's quantum.qpe attribute will say.
+  /// What the program's qpe.metadata attribute will say.
   QPEMetadata metadata();
 
 private:
@@ -356,7 +357,8 @@ QPEMetadata ProgramBuilder::metadata() {
 
 OwningOpRef<ModuleOp> ProgramBuilder::build() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  (*module)->setAttr(quantum::kQPEAttrName, toAttr(b.getContext(), metadata()));
+  (*module)->setAttr(kMetadataAttrName,
+                     MetadataAttr::get(b.getContext(), metadata()));
   b.setInsertionPointToEnd(module->getBody());
 
   auto coeffTy = RankedTensorType::get({int64_t(terms.size())}, b.getF64Type());
@@ -472,7 +474,7 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
                   llvm::Twine(h.numQubits) + " letters");
   ctx.loadDialect<arith::ArithDialect, func::FuncDialect, scf::SCFDialect,
                   tensor::TensorDialect, tosa::TosaDialect,
-                  quantum::QuantumDialect>();
+                  quantum::QuantumDialect, QPEDialect>();
   ProgramBuilder builder(ctx, h, params, options);
   // Parameters the metadata cannot hold (e.g. a non-finite time step) are
   // refused with the rule they break, before anything is built.
