@@ -63,6 +63,7 @@ Q2_INSTANTIATE(TimelineRecord)
 Q2_INSTANTIATE(PassRecord)
 Q2_INSTANTIATE(StageRecord)
 Q2_INSTANTIATE(SessionRecord)
+Q2_INSTANTIATE(q2::qpe::QPEMetadata) // the report's "parameters"
 Q2_INSTANTIATE(PhaseCSetRecord)
 Q2_INSTANTIATE(PhaseCRecord)
 Q2_INSTANTIATE(ProfileReport)

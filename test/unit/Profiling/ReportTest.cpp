@@ -17,6 +17,8 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,20 +29,8 @@ using namespace q2::profiling;
 
 namespace {
 
-struct TempDir {
-  llvm::SmallString<128> path;
-  TempDir() {
-    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-report", path));
-  }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
-  std::string file(llvm::StringRef name) const {
-    llvm::SmallString<128> p(path);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  }
-};
-
-std::string errorText(llvm::Error e) { return llvm::toString(std::move(e)); }
+using q2::test::errorText;
+using q2::test::TempDir;
 
 SnapshotEntry entry(llvm::StringRef label) {
   SnapshotEntry e;
