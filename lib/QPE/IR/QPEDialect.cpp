@@ -173,6 +173,21 @@ FailureOr<QPEMetadata> q2::qpe::parseMetadataFields(AsmParser &parser) {
   return md;
 }
 
+Attribute MetadataAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  FailureOr<QPEMetadata> md = parseMetadataFields(parser);
+  if (failed(md) || parser.parseGreater())
+    return {};
+  return parser.getChecked<MetadataAttr>(parser.getContext(), std::move(*md));
+}
+
+void MetadataAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printMetadataFields(printer, getMetadata());
+  printer << '>';
+}
+
 llvm::hash_code q2::qpe::hash_value(const QPEMetadata &md) {
   // A subset is enough: equal metadata hash equal.
   return llvm::hash_combine(md.molecule, md.nSystem, md.nEst, md.nTrotter,

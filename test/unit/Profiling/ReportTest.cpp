@@ -247,7 +247,7 @@ TEST(ProfReport, ParametersAreTheMetadataAndOldReportsRead) {
   swap("\"schema\":\"q2.profile/3\"", "\"schema\":\"q2.profile/2\"");
   swap("\"n_system\":4", "\"n_system_qubits\":4");
   swap("\"n_est\":2", "\"n_estimation_wires\":2");
-  swap("\"words\":[\"ZIII\"],", "");
+  swap(",\"words\":[\"ZIII\"]", ""); // the last key
   swap("\"default_coeffs\":[0.5],", "");
   {
     std::error_code ec;

@@ -59,7 +59,8 @@ def QPE_MetadataAttr : AttrDef<QPE_Dialect, "Metadata"> {
     (Ha, the sector's exact ground and Hartree-Fock energies).
   }];
   let parameters = (ins QPE_MetadataParameter:$metadata);
-  let assemblyFormat = "`<` $metadata `>`";
+  // Hand-written so that the field parser's own error is the only one.
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 
