@@ -16,7 +16,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include "TestUtil.h"
+#include "UnitTestUtil.h"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
-#include "TestUtil.h"
+#include "UnitTestUtil.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-//===- TestUtil.h - helpers shared by the unit tests ------------*- C++ -*-===//
+//===- UnitTestUtil.h - helpers shared by the unit tests --------*- C++ -*-===//
 //
 // A scratch directory, file contents in and out, and the text of an error:
 // the helpers every test area wrote for itself before.
 //
 //===----------------------------------------------------------------------===//
-#ifndef Q2_TEST_UNIT_TESTUTIL_H
-#define Q2_TEST_UNIT_TESTUTIL_H
+#ifndef Q2_TEST_UNIT_UNITTESTUTIL_H
+#define Q2_TEST_UNIT_UNITTESTUTIL_H
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
@@ -66,4 +66,4 @@ inline std::string errorText(llvm::Error e) {
 
 } // namespace q2::test
 
-#endif // Q2_TEST_UNIT_TESTUTIL_H
+#endif // Q2_TEST_UNIT_UNITTESTUTIL_H
