@@ -1,6 +1,6 @@
 // libFuzzer target: MLIR text with quantum.gate_table and quantum.power
 // (seeds: the lit tests using them) through parse, verify and the six
-// compilation stages; a program with quantum.qpe metadata is compiled the way
+// compilation stages; a program with qpe.metadata is compiled the way
 // q2.compile(text) does it (driver::compileProgram) and, if that succeeds,
 // loaded (driver::Circuit::load, at most 10 qubits) and called once with its
 // default coefficients. Programs with scf loops are compiled, not run (a
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   q2::pipeline::PipelineOptions opts;
   opts.optLevel = unsigned(llvm::hash_value(llvm::StringRef(text)) % 4);
 
-  if (llvm::StringRef(text).contains("quantum.qpe")) {
+  if (llvm::StringRef(text).contains("qpe.metadata")) {
     // q2.compile(text): compile, load, call.
     auto prog = q2::driver::compileProgram(text, "fuzz.mlir", opts,
                                            /*profile=*/false, registry());

@@ -1,7 +1,8 @@
 // libFuzzer target: parse + verify of MLIR text using the quantum dialect
-// (ops, types, the #quantum.qpe attribute and its check against @qpe), with
+// (ops, types; the #qpe.metadata attribute and its check against @qpe), with
 // the upstream dialects QPE programs use.
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
+#include "q2/QPE/IR/QPEDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // the parse); its uniqued attributes grow slowly, far below -rss_limit_mb.
   static mlir::MLIRContext *ctx = [] {
     mlir::DialectRegistry registry;
-    registry.insert<q2::quantum::QuantumDialect, mlir::func::FuncDialect,
+    registry.insert<q2::quantum::QuantumDialect, q2::qpe::QPEDialect,
+                    mlir::func::FuncDialect,
                     mlir::arith::ArithDialect, mlir::math::MathDialect,
                     mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                     mlir::tosa::TosaDialect>();

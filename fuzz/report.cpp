@@ -1,4 +1,4 @@
-// libFuzzer target: the profile report readers (q2.profile/2 reports and
+// libFuzzer target: the profile report readers (q2.profile/3 and /2 reports and
 // q2.snapshots/1 files: profiling::readReport, readSnapshotFile).
 #include "FuzzUtil.h"
 #include "q2/Profiling/Report.h"

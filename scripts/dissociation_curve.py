@@ -86,7 +86,7 @@ def point(args, molecule, r, source, mode):
             "exact": par.get("exact_energy", float("nan")),
             "hf": par.get("hf_energy", float("nan")),
             "error_resolutions": s.get("error_resolutions", float("nan")),
-            "n_est": par["n_estimation_wires"], "n_trotter": par["n_trotter"],
+            "n_est": par["n_est"], "n_trotter": par["n_trotter"],
             "power": par["power"], "wall_s": wall,
             "warned": "warning" in opt.stderr}
 

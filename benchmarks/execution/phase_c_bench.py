@@ -245,7 +245,7 @@ def main():
                         r = json.load(f)
                     par = r["parameters"]
                     st = r["phase_c"]["sets"][0]
-                    n_sys, n_est = par["n_system_qubits"], par["n_estimation_wires"]
+                    n_sys, n_est = par["n_system"], par["n_est"]
                     state = 16.0 * 2 ** (n_sys + n_est)
                     peak = r["lifetime_peak_rss_bytes"]
                     call = st["call_s"]["median"]

@@ -17,7 +17,7 @@ namespace q2 {
 /// linalg, tosa, memref, bufferization, llvm, quantum) and the external
 /// interface models they need (bufferization, inlining, LLVM translation).
 void registerQ2Dialects(mlir::DialectRegistry &registry);
-/// Only the quantum dialect (what the mlir-opt plugin adds).
+/// Only the quantum and qpe dialects (what the mlir-opt plugin adds).
 void registerQuantumDialect(mlir::DialectRegistry &registry);
 /// Upstream passes used by the stages plus all q2 passes and pipelines.
 void registerQ2Passes();

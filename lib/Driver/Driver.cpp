@@ -495,7 +495,7 @@ int DriverRun::run() {
     (*module)->emitError(llvm::toString(md.takeError()));
     return finish(1);
   }
-  report.parameters = parametersRecord(*md);
+  report.parameters = *md;
 
   // Phase C inputs are checked before compiling. A register that cannot
   // be allocated fails here, unless the run is only implied by profiling:
@@ -587,7 +587,7 @@ int DriverRun::run() {
 
 /// A saved object: its metadata comes from its .q2.qpe section.
 int DriverRun::runObject(llvm::StringRef data) {
-  if (llvm::Error e = checkObjectInputFlags())
+  if (llvm::Error e = checkObjectInputFlags(o))
     return failWith(llvm::toString(std::move(e)));
   if (o.outputGiven)
     return failWith("-o: the input is an object file, which is only run: "
@@ -597,7 +597,7 @@ int DriverRun::runObject(llvm::StringRef data) {
   auto md = qpe::readObjectMetadata(object, o.input);
   if (!md)
     return failWith(llvm::toString(md.takeError()));
-  report.parameters = parametersRecord(*md);
+  report.parameters = *md;
   auto read = setsToRun(*md, o.coeffsPath, o.maxQubits);
   if (!read)
     return failWith(llvm::toString(read.takeError()));
@@ -698,7 +698,7 @@ q2::driver::compileProgram(llvm::StringRef mlirText, llvm::StringRef sourceName,
   out.object = std::move(r->object);
   if (session) {
     report.input = sourceName.str();
-    report.parameters = parametersRecord(out.metadata);
+    report.parameters = out.metadata;
     opts.forEach([&](llvm::StringRef name, pipeline::PipelineOptions::Value v) {
       std::visit([&](const auto &x) { report.options[name.str()] = x; }, v);
     });

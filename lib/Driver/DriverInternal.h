@@ -21,8 +21,9 @@ namespace q2::driver::detail {
 /// parsing.
 void organizeHelp();
 
-/// Refuses compile-only flags when the input is an object file.
-llvm::Error checkObjectInputFlags();
+/// Refuses compile-only flags (DriverOptions::compileFlag) when the input
+/// is an object file, and an object with nothing to do.
+llvm::Error checkObjectInputFlags(const DriverOptions &opts);
 
 /// What an input file is. A .mlir file is MLIR; otherwise the contents
 /// decide: ELF, an FCIDUMP namelist, JSON, term lines, or text that starts
@@ -109,9 +110,6 @@ PhaseCOutcome runPhaseC(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
                         const DriverOptions &opts, llvm::raw_ostream &os,
                         profiling::ProfilingSession *session,
                         bool digestChecked = false);
-
-/// The report's view of the metadata.
-profiling::QPEParametersRecord parametersRecord(const qpe::QPEMetadata &md);
 
 } // namespace q2::driver::detail
 

@@ -71,7 +71,7 @@ struct CLOptions {
       cl::cat(category())};
   cl::opt<std::string> report{
       "report",
-      cl::desc("Write the JSON report (schema q2.profile/2, docs/report.md); "
+      cl::desc("Write the JSON report (schema q2.profile/3, docs/report.md); "
                "implies --profile-stages"),
       cl::value_desc("file.json"), cl::cat(category())};
   cl::opt<std::string> trace{
@@ -280,6 +280,8 @@ bool q2::driver::driverFlagsGiven() {
   return false;
 }
 
+static std::string firstCompileOnlyFlag(CLOptions &o);
+
 llvm::Expected<DriverOptions>
 q2::driver::optionsFromCommandLine(llvm::StringRef input,
                                    llvm::StringRef output) {
@@ -363,6 +365,7 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
   d.runs = given(o.run) ? o.run.getValue() : (d.profile ? 5 : 0);
   d.skipUnrunnable = d.runs > 0 && !given(o.run) && !given(o.coeffs) &&
                      !given(o.threads) && !given(o.runtimeLib);
+  d.runGiven = given(o.run);
   if (d.runs > 0 && d.last != pipeline::Stage::ObjectCode)
     return needs("--run", "needs the object: do not stop before ObjectCode");
   d.coeffsPath = o.coeffs;
@@ -418,13 +421,13 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
   // A profile prints a table; an object on the terminal would bury it.
   if (d.profile && !d.outputGiven && given(o.emit))
     return needs("--emit", "with profiling needs -o <file>");
+  d.compileFlag = firstCompileOnlyFlag(o);
   return d;
 }
 
-/// Whether the object input path still accepts this flag set: only
-/// Phase C and reporting flags act on a saved object.
-llvm::Error q2::driver::detail::checkObjectInputFlags() {
-  CLOptions &o = clOptions();
+/// The first flag given that only acts on compilation (a saved object
+/// accepts only Phase C and reporting flags).
+static std::string firstCompileOnlyFlag(CLOptions &o) {
   std::vector<const cl::Option *> compileOnly = {
       &o.stopAfter, &o.emit,  &o.profilePasses,
       &o.cacheDir,  &o.irDir, &o.keepIntermediate};
@@ -434,12 +437,20 @@ llvm::Error q2::driver::detail::checkObjectInputFlags() {
 #include "q2/Pipeline/PipelineOptions.def"
   for (const cl::Option *opt : compileOnly)
     if (given(*opt))
-      return llvm::createStringError(
-          flagName(*opt) +
-          " acts on compilation; the input is an object file that is only "
-          "run (--run N, --coeffs, --max-qubits, --runtime-lib, --threads, "
-          "--profile-stages, --report, --trace)");
-  if (!given(o.run) && !o.profileStages && o.report.empty() && o.trace.empty())
+      return flagName(*opt);
+  return "";
+}
+
+llvm::Error
+q2::driver::detail::checkObjectInputFlags(const DriverOptions &opts) {
+  if (!opts.compileFlag.empty())
+    return llvm::createStringError(
+        llvm::Twine(opts.compileFlag) +
+        " acts on compilation; the input is an object file that is only "
+        "run (--run N, --coeffs, --max-qubits, --runtime-lib, --threads, "
+        "--profile-stages, --report, --trace)");
+  if (!opts.runGiven && !opts.profile && opts.reportPath.empty() &&
+      opts.tracePath.empty())
     return llvm::createStringError(
         "the input is an object file: say what to do with it (--run N)");
   return llvm::Error::success();

@@ -134,29 +134,6 @@ q2::driver::detail::readCoeffSets(llvm::StringRef path, unsigned nTerms) {
   return sets;
 }
 
-profiling::QPEParametersRecord
-q2::driver::detail::parametersRecord(const qpe::QPEMetadata &md) {
-  profiling::QPEParametersRecord p;
-  p.molecule = md.molecule;
-  p.nSystemQubits = md.nSystem;
-  p.nEstimationWires = md.nEst;
-  p.nTrotter = md.nTrotter;
-  p.nTerms = md.nTerms;
-  p.irScale = md.irScale();
-  p.mode = qpe::toString(md.mode).str();
-  p.order = md.order;
-  p.power = qpe::toString(md.power).str();
-  p.unroll = md.unroll;
-  p.baseTime = md.baseTime;
-  p.energyShift = md.energyShift;
-  p.resolution = md.resolution;
-  p.trotterSteps = md.trotterSteps;
-  p.trotterBound = md.trotterBound;
-  p.exactEnergy = md.exactEnergy;
-  p.hfEnergy = md.hfEnergy;
-  return p;
-}
-
 //===----------------------------------------------------------------------===//
 // Circuit
 //===----------------------------------------------------------------------===//

@@ -32,7 +32,7 @@ struct CompareCL {
       "directories (exit 0: no regression, 1: regression, 2: error)"};
   cl::OptionCategory Cat{
       "Command: compare",
-      "A and B: a q2.profile/2 report, repeated reports (a directory of "
+      "A and B: a q2.profile/3 report, repeated reports (a directory of "
       "*.json or paths joined by ','), or a sweep directory. Rows per stage, "
       "per pass and a total (per point for sweeps) of wall, CPU, peak RSS, "
       "heap, IR bytes and lines. A change counts when B's median is worse "

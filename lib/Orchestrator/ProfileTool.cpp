@@ -174,7 +174,7 @@ struct Options {
       "phase-bc",
       cl::desc("Phase B+C command template (default: {q2_opt} "
                "--profile-stages --run {runs} {prog} --report {report}); "
-               "{report} must be a q2.profile/2 report"),
+               "{report} must be a q2.profile/3 report"),
       cl::value_desc("CMD"), cl::sub(RunAndSweep), cl::cat(PointCat)};
   cl::list<std::string> Vars{
       "var", cl::desc("Extra template placeholder {K} (repeatable)"),

@@ -63,7 +63,7 @@ Q2_INSTANTIATE(TimelineRecord)
 Q2_INSTANTIATE(PassRecord)
 Q2_INSTANTIATE(StageRecord)
 Q2_INSTANTIATE(SessionRecord)
-Q2_INSTANTIATE(QPEParametersRecord)
+Q2_INSTANTIATE(q2::qpe::QPEMetadata) // the report's "parameters"
 Q2_INSTANTIATE(PhaseCSetRecord)
 Q2_INSTANTIATE(PhaseCRecord)
 Q2_INSTANTIATE(ProfileReport)
@@ -76,10 +76,12 @@ llvm::Error q2::profiling::writeReport(llvm::StringRef path,
   return json::writeFile(path, json::toValue(report));
 }
 
-/// Reads `path` as `T` after checking its "schema".
+/// Reads `path` as `T` after checking its "schema" (`schema`, or `older`
+/// when the field list still reads it).
 template <class T>
 static llvm::Expected<T> readWithSchema(llvm::StringRef path,
-                                        llvm::StringRef schema) {
+                                        llvm::StringRef schema,
+                                        llvm::StringRef older = "") {
   auto v = json::readFile(path);
   if (!v)
     return v.takeError();
@@ -88,10 +90,13 @@ static llvm::Expected<T> readWithSchema(llvm::StringRef path,
   if (!s)
     return c.error(llvm::Twine("not a ") + schema + " file (no \"schema\")");
   auto name = s->string();
-  if (!name || *name != schema)
+  if (!name || (*name != schema && (older.empty() || *name != older))) {
+    std::string also =
+        older.empty() ? "" : (" (" + older + " is read too)").str();
     return c.error(llvm::Twine("not a ") + schema + " file (schema " +
                    (name ? "\"" + *name + "\"" : llvm::toString(name.takeError())) +
-                   ")");
+                   ")" + also);
+  }
   T r{};
   if (llvm::Error e = json::fromValue(c, r))
     return std::move(e);
@@ -99,7 +104,7 @@ static llvm::Expected<T> readWithSchema(llvm::StringRef path,
 }
 
 llvm::Expected<ProfileReport> q2::profiling::readReport(llvm::StringRef path) {
-  return readWithSchema<ProfileReport>(path, kReportSchema);
+  return readWithSchema<ProfileReport>(path, kReportSchema, kReportSchemaV2);
 }
 
 llvm::Expected<SnapshotFile>

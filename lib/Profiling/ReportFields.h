@@ -1,7 +1,7 @@
 //===- ReportFields.h - JSON field lists of the report (internal) -*- C++ -*-===//
 //
 // One field list per record type: the writer and the reader of
-// q2.profile/2 and q2.snapshots/1 both use it (docs/report.md documents the
+// q2.profile/3 and q2.snapshots/1 both use it (docs/report.md documents the
 // keys). Internal: included by lib/Profiling and by libraries that embed a
 // report in their own files (the orchestrator's sweep results).
 //
@@ -160,24 +160,28 @@ Q2_JSON_FIELDS(SessionRecord) {
   v("profiler_overhead_s", r.profilerOverheadS);
 }
 
-Q2_JSON_FIELDS(QPEParametersRecord) {
-  v("molecule", r.molecule);
-  v("n_system_qubits", r.nSystemQubits);
-  v("n_estimation_wires", r.nEstimationWires);
-  v("n_trotter", r.nTrotter);
-  v("n_terms", r.nTerms);
-  v("ir_scale", r.irScale);
-  v("mode", r.mode);
-  v("order", r.order);
-  v("power", r.power);
-  v("unroll", r.unroll);
-  v("base_time", r.baseTime);
-  v("energy_shift", r.energyShift);
-  v("resolution", r.resolution);
-  v.unlessDefault("trotter_steps", r.trotterSteps, std::vector<uint64_t>());
-  v.optional("trotter_bound", r.trotterBound);
-  v.optional("exact_energy", r.exactEnergy);
-  v.optional("hf_energy", r.hfEnergy);
+// "parameters" is QPEMetadata's own field list (q2/QPE/QPEMetadata.h). A
+// q2.profile/2 report named it differently; read it through this list.
+struct ParametersV2 {
+  qpe::QPEMetadata md;
+};
+Q2_JSON_FIELDS(ParametersV2) {
+  v("molecule", r.md.molecule);
+  v("n_system_qubits", r.md.nSystem);
+  v("n_estimation_wires", r.md.nEst);
+  v("n_trotter", r.md.nTrotter);
+  v("n_terms", r.md.nTerms);
+  v("mode", r.md.mode);
+  v("order", r.md.order);
+  v("power", r.md.power);
+  v("unroll", r.md.unroll);
+  v("base_time", r.md.baseTime);
+  v("energy_shift", r.md.energyShift);
+  v("resolution", r.md.resolution);
+  v.unlessDefault("trotter_steps", r.md.trotterSteps, std::vector<uint64_t>());
+  v.optional("trotter_bound", r.md.trotterBound);
+  v.optional("exact_energy", r.md.exactEnergy);
+  v.optional("hf_energy", r.md.hfEnergy);
 }
 
 Q2_JSON_FIELDS(CacheRecord) {
@@ -254,7 +258,20 @@ Q2_JSON_FIELDS(ProfileReport) {
   v("tool", r.tool);
   v("input", r.input);
   v("error", r.error);
-  v.optional("parameters", r.parameters);
+  if constexpr (V::reading) {
+    if (r.schema == kReportSchemaV2) {
+      // Upgraded as read: written back, it is a /3 report.
+      std::optional<ParametersV2> old;
+      v.optional("parameters", old);
+      if (old)
+        r.parameters = std::move(old->md);
+      r.schema = kReportSchema;
+    } else {
+      v.optional("parameters", r.parameters);
+    }
+  } else {
+    v.optional("parameters", r.parameters);
+  }
   v("options", r.options);
   v.optional("cache", r.cache);
   v.optional("phase_a", r.phaseA);

@@ -23,35 +23,7 @@ using namespace q2::qpe;
 // Object JSON
 //===----------------------------------------------------------------------===//
 
-namespace q2::qpe {
-/// Field list of the object JSON (docs/execution.md).
-Q2_JSON_FIELDS(QPEMetadata) {
-  v("molecule", r.molecule);
-  v("n_system", r.nSystem);
-  v("n_est", r.nEst);
-  v("n_trotter", r.nTrotter);
-  v("n_terms", r.nTerms);
-  v("order", r.order);
-  v("mode", r.mode);
-  v("power", r.power);
-  v("unroll", r.unroll);
-  v("base_time", r.baseTime);
-  v("energy_shift", r.energyShift);
-  v("resolution", r.resolution);
-  v("words", r.words);
-  v("default_coeffs", r.defaultCoeffs);
-  // Added in q2.qpe/2; absent in /1.
-  v.unlessDefault("trotter_steps", r.trotterSteps, std::vector<uint64_t>());
-  v.optional("trotter_bound", r.trotterBound);
-  v.optional("exact_energy", r.exactEnergy);
-  v.optional("hf_energy", r.hfEnergy);
-}
-// Enum spelling for the JSON layer (found by argument-dependent lookup).
-std::optional<Mode> parseEnum(llvm::StringRef s, Mode *) { return parseMode(s); }
-std::optional<Power> parseEnum(llvm::StringRef s, Power *) {
-  return parsePower(s);
-}
-} // namespace q2::qpe
+// The field list is QPEMetadata.def (fields() in QPEMetadata.h).
 
 std::string q2::qpe::toObjectJSON(const QPEMetadata &md) {
   q2::json::Value v = q2::json::toValue(md);

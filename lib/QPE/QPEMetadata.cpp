@@ -1,7 +1,7 @@
 //===- QPEMetadata.cpp - The metadata struct and its rules ----------------===//
 //
-// Kept apart from the JSON/object code: the quantum dialect links this file
-// alone (its attribute verifier applies the same rules).
+// Kept apart from the object code and the decoder: the `qpe` dialect's
+// attribute verifier applies these rules too.
 //
 //===----------------------------------------------------------------------===//
 #include "q2/QPE/QPEMetadata.h"
@@ -14,27 +14,6 @@
 #include <cmath>
 
 using namespace q2::qpe;
-
-llvm::StringRef q2::qpe::toString(Mode m) {
-  return m == Mode::Fixed ? "fixed" : "dynamic";
-}
-llvm::StringRef q2::qpe::toString(Power p) {
-  return p == Power::Time ? "time" : "repeat";
-}
-std::optional<Mode> q2::qpe::parseMode(llvm::StringRef s) {
-  if (s == "fixed")
-    return Mode::Fixed;
-  if (s == "dynamic")
-    return Mode::Dynamic;
-  return std::nullopt;
-}
-std::optional<Power> q2::qpe::parsePower(llvm::StringRef s) {
-  if (s == "time")
-    return Power::Time;
-  if (s == "repeat")
-    return Power::Repeat;
-  return std::nullopt;
-}
 
 llvm::Error QPEMetadata::validate() const {
   auto fail = [](const llvm::Twine &msg) {
@@ -104,13 +83,3 @@ llvm::Error QPEMetadata::validate() const {
     return fail("hf_energy must be finite");
   return llvm::Error::success();
 }
-
-uint64_t QPEMetadata::irScale() const {
-  if (trotterSteps.empty())
-    return uint64_t(nEst) * nTrotter * nTerms;
-  uint64_t steps = 0;
-  for (uint64_t n : trotterSteps)
-    steps += n; // each <= kMaxWireSteps, at most 32 of them
-  return steps * nTerms;
-}
-

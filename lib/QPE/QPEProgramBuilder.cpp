@@ -17,6 +17,7 @@
 #include "q2/QPE/QPEProgram.h"
 
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
+#include "q2/QPE/IR/QPEDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -54,7 +55,7 @@ public:
   }
 
   OwningOpRef<ModuleOp> build();
-  /// What the program's quantum.qpe attribute will say.
+  /// What the program's qpe.metadata attribute will say.
   QPEMetadata metadata();
 
   /// The Trotter-step body left out by a skeleton build (writeQPEProgram):
@@ -385,7 +386,8 @@ QPEMetadata ProgramBuilder::metadata() {
 
 OwningOpRef<ModuleOp> ProgramBuilder::build() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  (*module)->setAttr(quantum::kQPEAttrName, toAttr(b.getContext(), metadata()));
+  (*module)->setAttr(kMetadataAttrName,
+                     MetadataAttr::get(b.getContext(), metadata()));
   b.setInsertionPointToEnd(module->getBody());
 
   auto coeffTy = RankedTensorType::get({int64_t(terms.size())}, b.getF64Type());
@@ -504,7 +506,7 @@ q2::qpe::checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
 static void loadDialects(MLIRContext &ctx) {
   ctx.loadDialect<arith::ArithDialect, func::FuncDialect, scf::SCFDialect,
                   tensor::TensorDialect, tosa::TosaDialect,
-                  quantum::QuantumDialect>();
+                  quantum::QuantumDialect, QPEDialect>();
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>>

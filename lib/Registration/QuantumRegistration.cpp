@@ -10,13 +10,15 @@
 #include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
 #include "q2/Pipeline/Passes.h"
+#include "q2/QPE/IR/QPEDialect.h"
 #include "q2/QPE/QPEProgram.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
 
 void q2::registerQuantumDialect(mlir::DialectRegistry &registry) {
-  registry.insert<q2::quantum::QuantumDialect>();
+  // The quantum dialect and the `qpe` dialect of the programs' metadata.
+  registry.insert<q2::quantum::QuantumDialect, q2::qpe::QPEDialect>();
   q2::quantum::registerBufferizableOpInterfaceExternalModels(registry);
 }
 

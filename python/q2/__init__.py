@@ -570,7 +570,7 @@ class CompileResult:
 
     ``stages``  per-stage records (the report's phase_b.stages: name, kind,
                 wall_s, cpu_s, rss_after_bytes, peak_rss_bytes, ir, ...)
-    ``report``  the whole q2.profile/2 report as a Record
+    ``report``  the whole q2.profile/3 report as a Record
     ``compile_s``  wall seconds of the compile stages
     ``circuit``, ``object`` (the ELF bytes), ``metadata``
     """
@@ -619,7 +619,7 @@ class CompileResult:
         return self._report.pass_table(top) if self._report else ""
 
     def write_report(self, path):
-        """Writes the report as q2-opt --report does (q2.profile/2)."""
+        """Writes the report as q2-opt --report does (q2.profile/3)."""
         if self._report is None:
             raise ValueError("compiled without profile=True: no report")
         self._report.write(os.fspath(path))
@@ -697,7 +697,7 @@ def compile(program_or_fcidump, n_est=None, n_trotter=None, mode=None,
 
 
 def read_report(path):
-    """Reads a q2.profile/2 report (q2-opt --report) into a Record."""
+    """Reads a q2.profile/3 report (q2-opt --report) into a Record."""
     return Record.from_json(_q2.read_report(os.fspath(path)).json())
 
 

@@ -65,7 +65,7 @@ def compare(a, b, thresholds=None, min_time_s=0.002, gate_passes=False,
             allow_different_program=False):
     """Compares profile(s) ``a`` (before) with ``b`` (after).
 
-    ``a``/``b``: a q2.profile/2 report, a list of reports (repeated runs), a
+    ``a``/``b``: a q2.profile/3 report, a list of reports (repeated runs), a
     directory of reports, or a sweep directory. ``thresholds``: percent per
     metric, e.g. ``{"wall": 5, "peak": 2}`` (wall cpu peak heap ir lines or
     the full names). Raises ValueError/OSError/RuntimeError for what the

@@ -63,7 +63,7 @@ def test_regression_and_thresholds(base):
 def test_refusals(base):
     d, data = base
     other = variant(d, data, "other.json",
-                    lambda r: r["parameters"].update(n_estimation_wires=9))
+                    lambda r: r["parameters"].update(n_est=9))
     with pytest.raises(Exception, match="different programs"):
         q2.compare(d / "a.json", other)
     assert q2.compare(d / "a.json", other, allow_different_program=True)

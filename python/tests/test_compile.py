@@ -19,7 +19,7 @@ def test_compile_profile_records(h2):
         assert s.to_dict()["name"] == s.name
     assert h2.stages[1].ir.ops > 0
     assert h2.compile_s > 0
-    assert h2.report.schema == "q2.profile/2"
+    assert h2.report.schema == "q2.profile/3"
     assert h2.report.parameters.n_terms == 15
     assert "HLOLowering" in h2.stage_table()
     assert h2.object[:4] == b"\x7fELF"
@@ -121,7 +121,7 @@ def test_call_releases_the_gil(h2):
 
 def test_compile_fixed_program_text_and_file(tmp_path, h2_path):
     text = q2.build_program(h2_path, n_est=3, n_trotter=1, mode="fixed")
-    assert "quantum.qpe" in text
+    assert "qpe.metadata = #qpe.metadata<" in text
     r = q2.compile(text, profile=False)
     assert r.report is None and r.stages == []
     probs, energy = r()

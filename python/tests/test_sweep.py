@@ -17,7 +17,7 @@ def test_sweep_two_points_with_progress(tmp_path, h2_path):
     assert kinds.count("started") == 2 and kinds.count("finished") == 2
     assert events[-1].done == 2 and events[-1].total == 2
     p = r[0]
-    assert p.report.schema == "q2.profile/2"
+    assert p.report.schema == "q2.profile/3"
     assert p.phases.BC.reason == "exit"
     assert all(s is not None and s > 0 for s in r.compile_seconds())
     assert "h2-fixed-e2-t1" in r.summary_csv()

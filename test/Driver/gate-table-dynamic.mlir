@@ -24,7 +24,7 @@
 // RUN: q2-opt --qpe-pipeline -O0 --run 1 %t/ok.mlir -o %t/a.o | FileCheck %s --check-prefix=OK
 // RUN: q2-opt --qpe-pipeline -O2 --run 1 %t/ok.mlir -o %t/a.o | FileCheck %s --check-prefix=OK
 // OK: [default] prob_sum 1.000000000000
-module attributes {quantum.qpe = #quantum.qpe<molecule = "T", n_system = 1, n_est = 1, n_trotter = 1, n_terms = 2, order = 1, mode = "dynamic", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["I", "Z"], default_coeffs = [0.5, 0.25]>} {
+module attributes {qpe.metadata = #qpe.metadata<molecule = "T", n_system = 1, n_est = 1, n_trotter = 1, n_terms = 2, order = 1, mode = "dynamic", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["I", "Z"], default_coeffs = [0.5, 0.25]>} {
   func.func @qpe(%c: tensor<2xf64>) -> tensor<2xf64> attributes {llvm.emit_c_interface} {
     %d = tensor.cast %c : tensor<2xf64> to tensor<?xf64>
     %r = quantum.alloc(2) : !quantum.reg

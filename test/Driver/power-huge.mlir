@@ -18,7 +18,7 @@
 // RUN: not q2-opt --qpe-pipeline --run 1 %t/p40.mlir -o %t/a.o 2>&1 | FileCheck %s --check-prefix=P40
 // ABOVE: error: q2-jit: runtime error: q2_rt_block_begin: count 4294967297 is above 4294967296 (2^32), the largest power the runtime computes exactly
 // P40: error: q2-jit: runtime error: q2_rt_block_begin: count 1099511627776 is above 4294967296 (2^32)
-module attributes {quantum.qpe = #quantum.qpe<molecule = "T", n_system = 2, n_est = 1, n_trotter = 1, n_terms = 2, order = 1, mode = "fixed", power = "repeat", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["II", "ZX"], default_coeffs = [0.5, 0.25]>} {
+module attributes {qpe.metadata = #qpe.metadata<molecule = "T", n_system = 2, n_est = 1, n_trotter = 1, n_terms = 2, order = 1, mode = "fixed", power = "repeat", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["II", "ZX"], default_coeffs = [0.5, 0.25]>} {
   func.func @qpe() -> tensor<2xf64> attributes {llvm.emit_c_interface} {
     %n = arith.constant COUNT : index
     %t = arith.constant 0.7 : f64

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws a q2-opt profile report (schema q2.profile/2, docs/report.md) as a PNG.
+"""Draws a q2-opt profile report (schema q2.profile/3 or /2, docs/report.md) as a PNG.
 
   /usr/bin/python3 tools/q2-opt/plot_profile.py REPORT.json [-o OUT.png]
 
@@ -42,8 +42,9 @@ def main():
     except (OSError, ValueError) as e:
         print("plot_profile: %s: %s" % (args.report, e), file=sys.stderr)
         return 1
-    if r.get("schema") != "q2.profile/2" or "phase_b" not in r:
-        print("plot_profile: %s: not a q2.profile/2 report with phase_b"
+    if r.get("schema") not in ("q2.profile/3", "q2.profile/2") \
+            or "phase_b" not in r:
+        print("plot_profile: %s: not a q2.profile/3 (or /2) report with phase_b"
               % args.report, file=sys.stderr)
         return 1
     out = args.output or os.path.splitext(args.report)[0] + ".png"
@@ -64,9 +65,11 @@ def main():
 
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(11, 8.5),
                                    gridspec_kw={"height_ratios": [3, 2]})
-    p = r.get("parameters", {})
+    p = r.get("parameters") or {}
+    # q2.profile/2 named n_est "n_estimation_wires".
+    n_est = p.get("n_est", p.get("n_estimation_wires", "?"))
     fig.suptitle("q2-opt profile: %s  (n_est %s, n_trotter %s, %s terms, %s mode, "
-                 "ir_scale %s)" % (p.get("molecule", "?"), p.get("n_estimation_wires", "?"),
+                 "ir_scale %s)" % (p.get("molecule", "?"), n_est,
                                    p.get("n_trotter", "?"), p.get("n_terms", "?"),
                                    p.get("mode", "?"), p.get("ir_scale", "?")))
 

@@ -40,7 +40,7 @@ def load(dirs):
 
 
 def stages_of(r):
-    """The report's stage records (q2.profile/2: report.phase_b.stages)."""
+    """The report's stage records (q2.profile/3: report.phase_b.stages)."""
     report = r.get("report") or {}
     stages = (report.get("phase_b") or {}).get("stages")
     return stages if isinstance(stages, list) else []

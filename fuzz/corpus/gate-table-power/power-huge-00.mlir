@@ -1,4 +1,4 @@
-module attributes {quantum.qpe = #quantum.qpe<molecule = "T", n_system = 2, n_est = 1, n_trotter = 1, n_terms = 2, order = 1, mode = "fixed", power = "repeat", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["II", "ZX"], default_coeffs = [0.5, 0.25]>} {
+module attributes {qpe.metadata = #qpe.metadata<molecule = "T", n_system = 2, n_est = 1, n_trotter = 1, n_terms = 2, order = 1, mode = "fixed", power = "repeat", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["II", "ZX"], default_coeffs = [0.5, 0.25]>} {
   func.func @qpe() -> tensor<2xf64> attributes {llvm.emit_c_interface} {
     %n = arith.constant 8 : index
     %t = arith.constant 0.7 : f64

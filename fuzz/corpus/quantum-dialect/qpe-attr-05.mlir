@@ -1,2 +1,2 @@
-module attributes {quantum.qpe = #quantum.qpe<molecule = "H2", n_system = 2, n_est = 1, n_trotter = 1, n_terms = 1, order = 1, mode = "fixed", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["ZQ"], default_coeffs = [1.0]>} {
+module attributes {qpe.metadata = #qpe.metadata<molecule = "H2", n_system = 2, n_est = 1, n_trotter = 1, n_terms = 1, order = 1, mode = "fixed", power = "time", unroll = false, base_time = 1.0, energy_shift = 0.0, resolution = 0.1, words = ["ZQ"], default_coeffs = [1.0]>} {
 }

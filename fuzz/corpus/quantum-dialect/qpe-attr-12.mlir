@@ -1,3 +1,3 @@
-func.func @not_on_a_module() attributes {quantum.qpe = 1 : i64} {
+func.func @not_on_a_module() attributes {qpe.metadata = 1 : i64} {
   return
 }

@@ -83,6 +83,12 @@ struct DriverOptions {
   /// first Phase A flag given (--n-est, ...), refused for other inputs.
   qpe::ProgramRequest program;
   std::string programFlag;
+  /// The first flag given that acts on compilation only (--emit, -O2, ...),
+  /// refused for an object input; and whether --run was given (an object
+  /// input needs something to do). Set from the command line, so the
+  /// library reads no global option state.
+  std::string compileFlag;
+  bool runGiven = false;
   /// Apply MLIR's pass-manager command-line options (--mlir-timing, ...)
   /// to every stage; set for command lines, off for embedders that never
   /// registered those options.

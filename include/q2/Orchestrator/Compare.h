@@ -1,7 +1,7 @@
 //===- Compare.h - Two profiles side by side, as a regression gate -*- C++ -*-===//
 //
 // `q2-profile compare A B` and Python's q2.compare(a, b). Each side is one
-// q2.profile/2 report, a set of repeated reports (a directory of *.json, or
+// q2.profile/3 report, a set of repeated reports (a directory of *.json, or
 // paths joined by ','), or a sweep directory (OUT/points/*/result.json).
 // Reports are read with the one reader (profiling::readReport); nothing else
 // parses them.
@@ -89,7 +89,7 @@ struct CompareResult {
 };
 
 /// Reads both sides and compares them. Errors (exit status 2): unreadable
-/// or non-q2.profile/2 inputs, failed runs, a side mixing programs or
+/// or non-q2.profile/3 inputs, failed runs, a side mixing programs or
 /// options, a report against a sweep, different tools, different programs
 /// (unless allowed).
 llvm::Expected<CompareResult> compareProfiles(llvm::StringRef A,

@@ -175,7 +175,7 @@ struct PointRecord {
   /// Why the point ended: "exit" (also for success), "signal",
   /// "wall_budget", "rss_budget", "cancelled", "refused" (a phase could not
   /// start), "no_report" (Phase B+C wrote none), "bad_report" (its report
-  /// is not a valid q2.profile/2 report), "error" (the machinery failed).
+  /// is not a valid q2.profile/3 report), "error" (the machinery failed).
   std::string reason = "exit";
   std::optional<std::string> message;
   PointPhases phases;

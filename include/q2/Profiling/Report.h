@@ -1,6 +1,6 @@
 //===- Report.h - The typed profile report and its JSON form ----*- C++ -*-===//
 //
-// ProfileReport is what `q2-opt --report` writes (schema q2.profile/2,
+// ProfileReport is what `q2-opt --report` writes (schema q2.profile/3,
 // docs/report.md) and what q2-profile, the sweeps and the Python module read
 // back: one type, one writer, one reader. Stages are tagged input / compile /
 // run, so "compile time" is the sum of the compile stages, never of every
@@ -14,6 +14,7 @@
 #define Q2_PROFILING_REPORT_H
 
 #include "q2/Profiling/Records.h"
+#include "q2/QPE/QPEMetadata.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -28,24 +29,13 @@
 
 namespace q2::profiling {
 
-inline constexpr const char *kReportSchema = "q2.profile/2";
+/// /3 embeds the program's metadata as "parameters" under its own keys
+/// (QPEMetadata.def: n_system, n_est, words, ...); /2 named some of them
+/// differently (n_system_qubits, n_estimation_wires) and had no words or
+/// coefficients. /2 reports are still read (those two left empty).
+inline constexpr const char *kReportSchema = "q2.profile/3";
+inline constexpr const char *kReportSchemaV2 = "q2.profile/2";
 inline constexpr const char *kSnapshotSchema = "q2.snapshots/1";
-
-/// The QPE program's parameters, from its metadata.
-struct QPEParametersRecord {
-  std::string molecule;
-  uint64_t nSystemQubits = 0, nEstimationWires = 0, nTrotter = 0, nTerms = 0;
-  uint64_t irScale = 0; ///< n_est * n_trotter * n_terms
-  std::string mode;     ///< "fixed" or "dynamic"
-  uint64_t order = 0;
-  std::string power; ///< "time" or "repeat"
-  bool unroll = false;
-  double baseTime = 0, energyShift = 0, resolution = 0;
-  /// Per-wire Trotter steps when they differ (empty: n_trotter everywhere).
-  std::vector<uint64_t> trotterSteps;
-  /// Ha, from the program's metadata when it has them.
-  std::optional<double> trotterBound, exactEnergy, hfEnergy;
-};
 
 /// A scalar option value as it appears in the report.
 using OptionValue = std::variant<bool, int64_t, double, std::string>;
@@ -144,7 +134,9 @@ struct ProfileReport {
   std::string input;
   /// The first error diagnostic, when the run failed.
   std::optional<std::string> error;
-  std::optional<QPEParametersRecord> parameters;
+  /// The program's metadata (the .q2.qpe section's fields, plus the derived
+  /// ir_scale); absent when the input is not a QPE program.
+  std::optional<qpe::QPEMetadata> parameters;
   /// Every pipeline option plus the driver's own (profile_passes, ...).
   std::map<std::string, OptionValue> options;
   std::optional<CacheRecord> cache;

@@ -1,10 +1,11 @@
 //===- QPEMetadata.h - What a QPE program is, without MLIR ------*- C++ -*-===//
 //
 // The facts needed to run a compiled QPE program and decode its result:
-// sizes, mode, time step, shift, the default coefficients. In MLIR they are
-// the module attribute `quantum.qpe = #quantum.qpe<...>` (QPEProgram.h); in
-// an object file they are JSON text in the section ".q2.qpe" (so a saved
-// object can be run); here they are a plain struct, with the one decoder of
+// sizes, mode, time step, shift, the default coefficients. Declared once,
+// in QPEMetadata.def: in MLIR they are the module attribute
+// `qpe.metadata = #qpe.metadata<...>` (IR/QPEDialect.h); in an object file
+// JSON text in the section ".q2.qpe" (so a saved object can be run); in a
+// report its "parameters"; here a plain struct, with the one decoder of
 // measured outcomes into energies.
 //
 //===----------------------------------------------------------------------===//
@@ -18,16 +19,42 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace q2::qpe {
 
 enum class Mode { Fixed, Dynamic };
 enum class Power { Time, Repeat };
-llvm::StringRef toString(Mode m);
-llvm::StringRef toString(Power p);
-std::optional<Mode> parseMode(llvm::StringRef s);
-std::optional<Power> parsePower(llvm::StringRef s);
+// Inline so that layers that only carry the metadata (the profile report)
+// need no link to this library.
+inline llvm::StringRef toString(Mode m) {
+  return m == Mode::Fixed ? "fixed" : "dynamic";
+}
+inline llvm::StringRef toString(Power p) {
+  return p == Power::Time ? "time" : "repeat";
+}
+inline std::optional<Mode> parseMode(llvm::StringRef s) {
+  if (s == "fixed")
+    return Mode::Fixed;
+  if (s == "dynamic")
+    return Mode::Dynamic;
+  return std::nullopt;
+}
+inline std::optional<Power> parsePower(llvm::StringRef s) {
+  if (s == "time")
+    return Power::Time;
+  if (s == "repeat")
+    return Power::Repeat;
+  return std::nullopt;
+}
+// The enum spelling for generic (de)serializers (found by ADL).
+inline std::optional<Mode> parseEnum(llvm::StringRef s, Mode *) {
+  return parseMode(s);
+}
+inline std::optional<Power> parseEnum(llvm::StringRef s, Power *) {
+  return parsePower(s);
+}
 
 /// Name of the entry point; its C interface is _mlir_ciface_qpe.
 inline constexpr const char *kEntryName = "qpe";
@@ -51,25 +78,19 @@ inline constexpr double kProbSumTolerance = 1e-6;
 /// Largest Trotter step count of one wire (n_trotter is 32-bit).
 inline constexpr uint64_t kMaxWireSteps = UINT32_MAX;
 
+/// Presence of a field (QPEMetadata.def): tags for visitFields' callback.
+namespace field {
+struct Required {};    ///< always written, must be given
+struct UnlessEmpty {}; ///< a vector, written only when not empty
+struct Optional {};    ///< a std::optional, written only when set
+} // namespace field
+
+/// What a QPE program is. The fields, their keys and defaults are declared
+/// once, in QPEMetadata.def (documented there).
 struct QPEMetadata {
-  std::string molecule;
-  unsigned nSystem = 0, nEst = 0, nTrotter = 0, nTerms = 0, order = 0;
-  Mode mode = Mode::Dynamic;
-  Power power = Power::Time;
-  bool unroll = false;
-  double baseTime = 0, energyShift = 0, resolution = 0;
-  std::vector<std::string> words;    ///< Pauli word per coefficient
-  std::vector<double> defaultCoeffs; ///< one per word
-  /// Trotter steps of estimation wire k's evolution (of t_k = 2^k t for
-  /// power=time; of t, done 2^k times, for power=repeat). Empty: every wire
-  /// uses nTrotter; otherwise one entry per wire and nTrotter is the largest.
-  std::vector<uint64_t> trotterSteps;
-  /// Ha: rigorous bound on the shift of the energies the QPE reads, for the
-  /// default coefficients (docs/trotter-error.md); unset when not computed.
-  std::optional<double> trotterBound;
-  /// Ha: exact ground energy of the sector and <HF|H|HF>, for the default
-  /// coefficients; unset when the sector was too large to diagonalise.
-  std::optional<double> exactEnergy, hfEnergy;
+#define Q2_QPE_FIELD(Type, Field, Key, Default, Presence) Type Field = Default;
+#include "q2/QPE/QPEMetadata.def"
+
   unsigned numQubits() const { return nSystem + nEst; }
   /// Coefficients the entry point takes: n_terms (dynamic) or 0 (fixed).
   unsigned numCoeffArgs() const { return mode == Mode::Dynamic ? nTerms : 0; }
@@ -79,11 +100,58 @@ struct QPEMetadata {
   }
   /// Sum over wires of their step counts * n_terms: what IR size scales
   /// with when unrolled (n_est * n_trotter * n_terms for one step count).
-  uint64_t irScale() const;
+  uint64_t irScale() const {
+    if (trotterSteps.empty())
+      return uint64_t(nEst) * nTrotter * nTerms;
+    uint64_t steps = 0;
+    for (uint64_t n : trotterSteps)
+      steps += n; // each <= kMaxWireSteps, at most 32 of them
+    return steps * nTerms;
+  }
   /// Checks ranges and consistency (the same rules as the attribute's
   /// verifier); errors name the field.
   llvm::Error validate() const;
 };
+
+/// Calls `fn(key, member, field::<Presence>{})` for every field of `md`, in
+/// the order of QPEMetadata.def (the attribute's printing order).
+template <class MD, class Fn> void visitFields(MD &md, Fn &&fn) {
+#define Q2_QPE_FIELD(Type, Field, Key, Default, Presence)                       \
+  fn(Key, md.Field, field::Presence{});
+#include "q2/QPE/QPEMetadata.def"
+}
+
+/// Field by field (the attribute storage uniques on it).
+inline bool operator==(const QPEMetadata &a, const QPEMetadata &b) {
+#define Q2_QPE_FIELD(Type, Field, Key, Default, Presence)                       \
+  if (!(a.Field == b.Field))                                                   \
+    return false;
+#include "q2/QPE/QPEMetadata.def"
+  return true;
+}
+inline bool operator!=(const QPEMetadata &a, const QPEMetadata &b) {
+  return !(a == b);
+}
+
+/// The JSON field list (lib/Support's field-list serialization; the object
+/// section and the report's "parameters" both use it), plus the derived
+/// `ir_scale`, written for readers and not read back.
+template <class V, class R,
+          std::enable_if_t<std::is_same_v<std::remove_const_t<R>, QPEMetadata>,
+                           int> = 0>
+void fields(V &v, R &r) {
+  visitFields(r, [&](const char *key, auto &member, auto presence) {
+    using P = decltype(presence);
+    using T = std::remove_const_t<std::remove_reference_t<decltype(member)>>;
+    if constexpr (std::is_same_v<P, field::Optional>)
+      v.optional(key, member);
+    else if constexpr (std::is_same_v<P, field::UnlessEmpty>)
+      v.unlessDefault(key, member, T());
+    else
+      v(key, member);
+  });
+  v.derived("ir_scale", r.irScale());
+}
 
 /// The JSON stored in an object's .q2.qpe section.
 std::string toObjectJSON(const QPEMetadata &md);

@@ -1,7 +1,7 @@
 //===- QPEProgram.h - Hamiltonian -> stage-0 QPE program --------*- C++ -*-===//
 //
 // Builds the stage-0 module (docs/pipeline.md) and reads its metadata back
-// from the `quantum.qpe` module attribute (the driver decodes phase ->
+// from the `qpe.metadata` module attribute (the driver decodes phase ->
 // energy from the module alone, no side files).
 //
 //===----------------------------------------------------------------------===//
@@ -23,10 +23,6 @@
 namespace mlir {
 class Pass;
 } // namespace mlir
-
-namespace q2::quantum {
-class QPEAttr;
-} // namespace q2::quantum
 
 namespace q2::qpe {
 
@@ -79,15 +75,11 @@ checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
                 const hamiltonian::QPEParameters &params,
                 const QPEOptions &options);
 
-/// The attribute <-> the plain struct.
-QPEMetadata fromAttr(quantum::QPEAttr attr);
-quantum::QPEAttr toAttr(mlir::MLIRContext *ctx, const QPEMetadata &md);
-
-/// Reads the `quantum.qpe` attribute (verified when the module was parsed);
+/// Reads the `qpe.metadata` attribute (#qpe.metadata<...>, QPEDialect.h) (verified when the module was parsed);
 /// an error says when the module is not a QPE program.
 llvm::Expected<QPEMetadata> readQPEMetadata(mlir::ModuleOp module);
 
-/// `q2-embed-qpe-metadata`: lowers the module's quantum.qpe attribute to an
+/// `q2-embed-qpe-metadata`: lowers the module's qpe.metadata attribute to an
 /// LLVM-dialect constant in section .q2.qpe (the end of the LLVMDialect
 /// stage), so the object carries what running it needs. A module without
 /// the attribute is left alone.

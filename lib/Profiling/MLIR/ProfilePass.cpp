@@ -81,7 +81,7 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
   llvm::StringRef getArgument() const override { return "q2-profile"; }
   llvm::StringRef getDescription() const override {
     return "Run a pass pipeline on the module and profile every pass (time, "
-           "memory, IR size); writes a q2.profile/2 report and a trace";
+           "memory, IR size); writes a q2.profile/3 report and a trace";
   }
 
   LogicalResult initializeOptions(
@@ -266,7 +266,7 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
                      "wrapper is accepted)")};
   Option<std::string> report{
       *this, "report",
-      llvm::cl::desc("q2.profile/2 report to write (docs/report.md)")};
+      llvm::cl::desc("q2.profile/3 report to write (docs/report.md)")};
   Option<std::string> trace{
       *this, "trace",
       llvm::cl::desc("Chrome trace to write (open in ui.perfetto.dev)")};

@@ -105,11 +105,14 @@ def report(path):
     r = load(path)
     print("schema=%s" % r["schema"])
     print("error=%s" % r.get("error"))
-    for k in ("molecule", "n_system_qubits", "n_estimation_wires", "n_trotter",
+    for k in ("molecule", "n_system", "n_est", "n_trotter",
               "n_terms", "ir_scale", "mode"):
         print("%s=%s" % (k, r["parameters"][k]))
     p = r["parameters"]
-    if p["ir_scale"] != p["n_estimation_wires"] * p["n_trotter"] * p["n_terms"]:
+    # The whole metadata, as in the object's .q2.qpe section.
+    print("words=%d default_coeffs=%d" % (len(p["words"]),
+                                          len(p["default_coeffs"])))
+    if p["ir_scale"] != p["n_est"] * p["n_trotter"] * p["n_terms"]:
         die("ir_scale != n_est * n_trotter * n_terms")
     b = r["phase_b"]
     print("stages=" + ",".join(s["name"] for s in b["stages"]))

@@ -4,7 +4,7 @@ REPORT_JSON is the point's report.json, or its result.json (then the report
 embedded in it).
 
 Checks that the summary's compile_s of point KEY is the sum of wall_s over
-the compile stages of the point's q2.profile/2 report (to the CSV's three
+the compile stages of the point's q2.profile/3 report (to the CSV's three
 decimals), and clearly below the sum over all stages (Input, Load and
 Execute are not compilation). Prints the figures; exits 1 on a mismatch.
 """

@@ -1,7 +1,7 @@
 """check_report_columns.py SUMMARY_CSV KEY REPORT_JSON
 
 Checks that summary.csv's report columns of point KEY are the figures of
-the point's q2.profile/2 report: the first coefficient set's prob_sum,
+the point's q2.profile/3 report: the first coefficient set's prob_sum,
 energy, exact energy and error, the highest compile-stage peak and the
 timeline peak (decimal MB), and IR kB/lines for every stage with an IR
 measurement. Prints one line per column group; exits 1 on a mismatch.

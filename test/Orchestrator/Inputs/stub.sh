@@ -8,7 +8,7 @@ case "$e,$t" in
   3,3) exit 7;;
   4,10) sleep 30;;
 esac
-# A valid q2.profile/2 report, written by q2-test-report (bin/, in PATH) with
+# A valid q2.profile/3 report, written by q2-test-report (bin/, in PATH) with
 # the report library. Stage records as in docs/report.md; IR grows with the
 # point like in the real pipeline. compile_s is the sum over the compile
 # stages only: 2 + e*t (4 for 2x1), not Input (0.5) nor Execute (10).

@@ -1,4 +1,4 @@
-"""Checks a q2-profile pass report (schema q2.profile/2) for the lit tests.
+"""Checks a q2-profile pass report (schema q2.profile/3) for the lit tests.
 
 usage: profile_check.py REPORT [--stages "S1;S2;..."] [--input-bytes-of FILE]
                         [--final-bytes-of FILE] [--nested ARG=SYM1,SYM2]
@@ -40,7 +40,7 @@ ap.add_argument("--trace")
 a = ap.parse_args()
 
 r = json.load(open(a.report))
-if r.get("schema") != "q2.profile/2" or r.get("tool") != "q2-profile":
+if r.get("schema") != "q2.profile/3" or r.get("tool") != "q2-profile":
     fail("not a q2-profile report: %r %r" % (r.get("schema"), r.get("tool")))
 stages = r["phase_b"]["stages"]
 passes = r["phase_b"]["passes"]

@@ -24,7 +24,7 @@ def gen(n_est, n_trotter, *extra):
 
 def body(text):
     # Drop the metadata line (it spells out n_est and n_trotter).
-    return [l for l in text.splitlines() if "quantum.qpe = #quantum.qpe<" not in l]
+    return [l for l in text.splitlines() if "qpe.metadata = #qpe.metadata<" not in l]
 
 
 def n_ops(lines):

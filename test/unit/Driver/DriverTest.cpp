@@ -16,6 +16,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "UnitTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <mutex>
@@ -29,18 +31,8 @@ using q2::pipeline::Stage;
 
 namespace {
 
-struct TempDir {
-  llvm::SmallString<128> path;
-  TempDir() { EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-drv", path)); }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
-  std::string file(llvm::StringRef name) const {
-    llvm::SmallString<128> p(path);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  }
-};
-
-std::string text(llvm::Error e) { return llvm::toString(std::move(e)); }
+using q2::test::errorText;
+using q2::test::TempDir;
 
 template <class T> T flipped(T v) {
   if constexpr (std::is_same_v<T, bool>)
@@ -117,22 +109,22 @@ TEST(DriverPhaseC, CoefficientFilesAreCheckedNotTrusted) {
     return readCoeffSets(f, n);
   };
   auto sets = read(R"({"sets":[{"label":"a","coeffs":[1,2]},{"coeffs":[3,4]}]})", 2);
-  ASSERT_TRUE(bool(sets)) << text(sets.takeError());
+  ASSERT_TRUE(bool(sets)) << errorText(sets.takeError());
   ASSERT_EQ(sets->size(), 2u);
   EXPECT_EQ((*sets)[0].label, "a");
   EXPECT_EQ((*sets)[1].label, "set1");
   // Regression: 1e400 aborted with an uncaught JSON exception.
-  std::string msg = text(read("[1e400, 1]", 2).takeError());
+  std::string msg = errorText(read("[1e400, 1]", 2).takeError());
   EXPECT_NE(msg.find("c.json: invalid JSON"), std::string::npos) << msg;
-  msg = text(read(R"([1, "x"])", 2).takeError());
+  msg = errorText(read(R"([1, "x"])", 2).takeError());
   EXPECT_NE(msg.find("c.json: [1]: expected a number, got string"),
             std::string::npos)
       << msg;
-  msg = text(read("[1, 2, 3]", 2).takeError());
+  msg = errorText(read("[1, 2, 3]", 2).takeError());
   EXPECT_NE(msg.find("set 'set0' has 3 coefficients; the program has 2 terms"),
             std::string::npos)
       << msg;
-  msg = text(read(R"({"sets":[{"label":"x"}]})", 2).takeError());
+  msg = errorText(read(R"({"sets":[{"label":"x"}]})", 2).takeError());
   EXPECT_NE(msg.find("sets[0]: missing \"coeffs\""), std::string::npos) << msg;
 }
 
@@ -150,15 +142,15 @@ TEST(DriverPhaseC, OversizedProgramsAreRefusedBeforeAllocating) {
   md.resolution = 0.1;
   md.words = {"ZZZZ"};
   md.defaultCoeffs = {1.0};
-  std::string msg = text(checkRunnable(md, 0));
+  std::string msg = errorText(checkRunnable(md, 0));
   EXPECT_NE(msg.find("the program needs 36 qubits"), std::string::npos) << msg;
   md.nEst = 3;
   EXPECT_FALSE(bool(checkRunnable(md, 0)));
-  msg = text(checkRunnable(md, 6));
+  msg = errorText(checkRunnable(md, 6));
   EXPECT_NE(msg.find("the limit is 6 qubits (--max-qubits)"), std::string::npos)
       << msg;
   md.words = {"ZZ"};
-  msg = text(checkRunnable(md, 0));
+  msg = errorText(checkRunnable(md, 0));
   EXPECT_NE(msg.find("invalid QPE metadata: words[0]"), std::string::npos) << msg;
 }
 
@@ -223,7 +215,7 @@ TEST(DriverCompile, OneLoopReportsEveryStageAndStep) {
   ASSERT_TRUE(m);
   RecordingHooks hooks;
   auto r = pipeline::compile(*m, PipelineOptions(), Stage::ObjectCode, &hooks);
-  ASSERT_TRUE(bool(r)) << text(r.takeError());
+  ASSERT_TRUE(bool(r)) << errorText(r.takeError());
   EXPECT_FALSE(r->object.empty());
   std::vector<std::string> expected = {
       "begin HLOLowering",   "end HLOLowering",
@@ -252,12 +244,12 @@ TEST(DriverCompile, StopsWhereAskedAndAfterStageErrorsStopIt) {
     }
   } hooks;
   auto r = pipeline::compile(*m, PipelineOptions(), Stage::ObjectCode, &hooks);
-  EXPECT_EQ(text(r.takeError()), "observer says stop");
+  EXPECT_EQ(errorText(r.takeError()), "observer says stop");
   EXPECT_EQ(hooks.events.back(), "end QuantumLowering");
   PipelineOptions bad;
   bad.optLevel = 7;
   r = pipeline::compile(*m, bad);
-  EXPECT_NE(text(r.takeError()).find("opt-level (-O) must be 0, 1, 2 or 3"),
+  EXPECT_NE(errorText(r.takeError()).find("opt-level (-O) must be 0, 1, 2 or 3"),
             std::string::npos);
 }
 
@@ -265,15 +257,15 @@ TEST(DriverEmbed, CompileOnceCallMany) {
   static Env env;
   auto prog = compileProgram(h2Program(qpe::Mode::Dynamic), "h2.mlir",
                              PipelineOptions(), /*profile=*/true, env.registry);
-  ASSERT_TRUE(bool(prog)) << text(prog.takeError());
+  ASSERT_TRUE(bool(prog)) << errorText(prog.takeError());
   ASSERT_TRUE(prog->report.has_value());
   EXPECT_EQ(prog->report->phaseB.stages.size(), 7u); // Input + 6
   EXPECT_GT(prog->report->compileSeconds(), 0.0);
   std::string rt = Q2_TEST_RUNTIME_LIB;
   auto circuit = Circuit::load(prog->object, prog->metadata, rt);
-  ASSERT_TRUE(bool(circuit)) << text(circuit.takeError());
+  ASSERT_TRUE(bool(circuit)) << errorText(circuit.takeError());
   auto a = (*circuit)->call();
-  ASSERT_TRUE(bool(a)) << text(a.takeError());
+  ASSERT_TRUE(bool(a)) << errorText(a.takeError());
   EXPECT_NEAR(a->probSum, 1.0, 1e-9);
   // Other coefficients, another energy; the same ones again, the same result.
   std::vector<double> half = prog->metadata.defaultCoeffs;
@@ -287,7 +279,7 @@ TEST(DriverEmbed, CompileOnceCallMany) {
   EXPECT_NE(b->probs, a->probs);
   // Wrong number of coefficients: an error, not a read past the buffer.
   auto bad = (*circuit)->call({1.0, 2.0});
-  EXPECT_NE(text(bad.takeError()).find("takes 15 coefficient(s), got 2"),
+  EXPECT_NE(errorText(bad.takeError()).find("takes 15 coefficient(s), got 2"),
             std::string::npos);
 }
 
@@ -331,7 +323,7 @@ TEST(DriverEmbed, ProgramFromFileIRStagesAndCallInto) {
   spec.nTrotter = 2;
   spec.power = qpe::Power::Time;
   auto program = buildProgramText(src, spec);
-  ASSERT_TRUE(bool(program)) << text(program.takeError());
+  ASSERT_TRUE(bool(program)) << errorText(program.takeError());
   // q2-qpe's program for the same options: planned (steps, Trotter bound,
   // reference energies in the metadata), then built.
   std::string expected;
@@ -348,7 +340,7 @@ TEST(DriverEmbed, ProgramFromFileIRStagesAndCallInto) {
     ASSERT_TRUE(bool(c));
     auto tp = hamiltonian::trotterPlanForSteps(
         *c, *p, 2, hamiltonian::TrotterPower::Time, 2);
-    ASSERT_TRUE(bool(tp)) << text(tp.takeError());
+    ASSERT_TRUE(bool(tp)) << errorText(tp.takeError());
     o.trotterSteps = tp->steps;
     o.nTrotter = 2;
     o.trotterBound = tp->maxEnergyError;
@@ -367,7 +359,7 @@ TEST(DriverEmbed, ProgramFromFileIRStagesAndCallInto) {
   ProgramSpec defaults;
   defaults.nEst = 3;
   auto autoProgram = buildProgramText(src, defaults);
-  ASSERT_TRUE(bool(autoProgram)) << text(autoProgram.takeError());
+  ASSERT_TRUE(bool(autoProgram)) << errorText(autoProgram.takeError());
   EXPECT_NE(autoProgram->find("power = \"repeat\""), std::string::npos);
   spec.nEst = 0;
   auto zero = buildProgramText(src, spec);
@@ -382,9 +374,9 @@ TEST(DriverEmbed, ProgramFromFileIRStagesAndCallInto) {
   std::string irDir = dir.file("ir");
   auto prog = compileProgram(*program, src, PipelineOptions(),
                              /*profile=*/true, env.registry, irDir);
-  ASSERT_TRUE(bool(prog)) << text(prog.takeError());
+  ASSERT_TRUE(bool(prog)) << errorText(prog.takeError());
   auto stages = analyzeIRStages(irDir, env.registry);
-  ASSERT_TRUE(bool(stages)) << text(stages.takeError());
+  ASSERT_TRUE(bool(stages)) << errorText(stages.takeError());
   const auto &recs = prog->report->phaseB.stages;
   ASSERT_EQ(stages->size(), 7u);
   for (size_t i = 0; i < stages->size(); ++i) {
@@ -403,10 +395,10 @@ TEST(DriverEmbed, ProgramFromFileIRStagesAndCallInto) {
 
   auto circuit = Circuit::load(prog->object, prog->metadata,
                                Q2_TEST_RUNTIME_LIB);
-  ASSERT_TRUE(bool(circuit)) << text(circuit.takeError());
+  ASSERT_TRUE(bool(circuit)) << errorText(circuit.takeError());
   std::vector<double> buf(8);
   auto a = (*circuit)->callInto(prog->metadata.defaultCoeffs, buf);
-  ASSERT_TRUE(bool(a)) << text(a.takeError());
+  ASSERT_TRUE(bool(a)) << errorText(a.takeError());
   auto b = (*circuit)->call();
   ASSERT_TRUE(bool(b));
   EXPECT_TRUE(a->probs.empty());

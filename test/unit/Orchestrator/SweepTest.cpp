@@ -29,7 +29,7 @@ namespace profiling = q2::profiling;
 namespace {
 
 // The report is a copy of report-<mode>.json next to the script, written
-// by SetUp() with the report library: a valid q2.profile/2 report.
+// by SetUp() with the report library: a valid q2.profile/3 report.
 const char *const Stub = R"(#!/bin/sh
 # stub.sh PHASE MODE N_EST N_TROTTER OUTFILE LOG DELAY
 phase=$1; mode=$2; e=$3; t=$4; out=$5; log=$6; delay=$7
@@ -41,7 +41,7 @@ case "$e,$t" in
   4,3) kill -SEGV $$;;
   4,10) sleep 30;;
   5,5) exit 0;;
-  5,7) echo '{"schema": "q2.profile/2", "tool": 7}' > "$out"; exit 0;;
+  5,7) echo '{"schema": "q2.profile/3", "tool": 7}' > "$out"; exit 0;;
 esac
 cp "$(dirname "$0")/report-$mode.json" "$out"
 )";
@@ -51,8 +51,8 @@ cp "$(dirname "$0")/report-$mode.json" "$out"
 profiling::ProfileReport stubReport(const std::string &Mode) {
   profiling::ProfileReport R;
   R.input = "prog.mlir";
-  profiling::QPEParametersRecord P;
-  P.mode = Mode;
+  q2::qpe::QPEMetadata P;
+  P.mode = *q2::qpe::parseMode(Mode);
   P.nTerms = 15;
   R.parameters = P;
   const std::pair<const char *, profiling::StageKind> Kinds[] = {
@@ -150,7 +150,7 @@ TEST_F(SweepTest, FailuresAreRecordedAndTheSweepGoesOn) {
   ASSERT_TRUE(Ok.x.has_value());
   EXPECT_DOUBLE_EQ(*Ok.x, 2 * 1 * 15);
   ASSERT_TRUE(Ok.report && Ok.report->parameters);
-  EXPECT_EQ(Ok.report->parameters->mode, "fixed");
+  EXPECT_EQ(Ok.report->parameters->mode, q2::qpe::Mode::Fixed);
   ASSERT_TRUE(Ok.phases.a.has_value());
   EXPECT_EQ(Ok.phases.a->reason, StopReason::Exit);
   // The compile stages only, not Input and Execute.

@@ -1,4 +1,4 @@
-//===- TestReport.cpp - Valid q2.profile/2 reports for orchestrator tests -===//
+//===- TestReport.cpp - Valid q2.profile/3 reports for orchestrator tests -===//
 //
 // q2-test-report OUT MODE N_EST N_TROTTER N_TERMS [NAME:KIND:WALL_S[:IR_BYTES]]...
 //
@@ -31,17 +31,19 @@ int main(int Argc, char **Argv) {
     return usage("too few arguments");
   ProfileReport R;
   R.input = "prog.mlir";
-  QPEParametersRecord P;
+  q2::qpe::QPEMetadata P;
   P.molecule = "stub";
-  P.mode = Argv[2];
-  if (llvm::StringRef(Argv[3]).getAsInteger(10, P.nEstimationWires) ||
+  auto Mode = q2::qpe::parseMode(Argv[2]);
+  if (!Mode)
+    return usage("MODE must be fixed or dynamic");
+  P.mode = *Mode;
+  if (llvm::StringRef(Argv[3]).getAsInteger(10, P.nEst) ||
       llvm::StringRef(Argv[4]).getAsInteger(10, P.nTrotter) ||
       llvm::StringRef(Argv[5]).getAsInteger(10, P.nTerms))
     return usage("N_EST, N_TROTTER and N_TERMS must be integers");
-  P.irScale = P.nEstimationWires * P.nTrotter * P.nTerms;
-  P.nSystemQubits = 4;
+  P.nSystem = 4;
   P.order = 2;
-  P.power = "time";
+  P.power = q2::qpe::Power::Time;
   R.parameters = P;
   for (int I = 6; I < Argc; ++I) {
     llvm::SmallVector<llvm::StringRef, 4> F;

@@ -17,6 +17,8 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "UnitTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,20 +29,8 @@ using namespace q2::profiling;
 
 namespace {
 
-struct TempDir {
-  llvm::SmallString<128> path;
-  TempDir() {
-    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-report", path));
-  }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
-  std::string file(llvm::StringRef name) const {
-    llvm::SmallString<128> p(path);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  }
-};
-
-std::string errorText(llvm::Error e) { return llvm::toString(std::move(e)); }
+using q2::test::errorText;
+using q2::test::TempDir;
 
 SnapshotEntry entry(llvm::StringRef label) {
   SnapshotEntry e;
@@ -185,7 +175,7 @@ ProfileReport sampleReport() {
   set.probabilities = {0.25, 0.75};
   c.sets.push_back(set);
   r.phaseC = c;
-  QPEParametersRecord q;
+  q2::qpe::QPEMetadata q;
   q.molecule = "h2";
   q.trotterSteps = {13, 26};
   q.exactEnergy = -1.13727;
@@ -217,7 +207,7 @@ TEST(ProfReport, EnergyErrorFieldsRoundTripAndAreOptional) {
 
   r.phaseC->sets[0] = PhaseCSetRecord();
   r.phaseC->sets[0].label = "old";
-  r.parameters = QPEParametersRecord();
+  r.parameters = q2::qpe::QPEMetadata();
   std::string text = toJSONText(r);
   EXPECT_EQ(text.find("peak_mass"), std::string::npos);
   EXPECT_EQ(text.find("trotter_steps"), std::string::npos);
@@ -226,6 +216,51 @@ TEST(ProfReport, EnergyErrorFieldsRoundTripAndAreOptional) {
   ASSERT_TRUE(bool(old)) << llvm::toString(old.takeError());
   EXPECT_FALSE(old->phaseC->sets[0].exactEnergy.has_value());
   EXPECT_FALSE(old->phaseC->sets[0].trotterBound.has_value());
+}
+
+// "parameters" is the program's metadata under its own keys (n_system,
+// n_est, words, ... as in the object's .q2.qpe section), plus ir_scale; a
+// q2.profile/2 report, which named two of them differently and had no words
+// or coefficients, still reads and is written back as /3.
+TEST(ProfReport, ParametersAreTheMetadataAndOldReportsRead) {
+  ProfileReport r = sampleReport();
+  r.parameters->nSystem = 4;
+  r.parameters->nEst = 2;
+  r.parameters->nTrotter = 26;
+  r.parameters->nTerms = 1;
+  r.parameters->words = {"ZIII"};
+  r.parameters->defaultCoeffs = {0.5};
+  std::string text = toJSONText(*r.parameters);
+  for (const char *key : {"\"n_system\":4", "\"n_est\":2", "\"words\":[\"ZIII\"]",
+                          "\"default_coeffs\":[0.5]", "\"ir_scale\":39"})
+    EXPECT_NE(text.find(key), std::string::npos) << key << " in " << text;
+  EXPECT_EQ(text.find("n_system_qubits"), std::string::npos) << text;
+
+  TempDir dir;
+  std::string f = dir.file("old.json");
+  std::string old = toJSONText(r);
+  auto swap = [&](const std::string &from, const std::string &to) {
+    size_t at = old.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    old.replace(at, from.size(), to);
+  };
+  swap("\"schema\":\"q2.profile/3\"", "\"schema\":\"q2.profile/2\"");
+  swap("\"n_system\":4", "\"n_system_qubits\":4");
+  swap("\"n_est\":2", "\"n_estimation_wires\":2");
+  swap(",\"words\":[\"ZIII\"]", ""); // the last key
+  swap("\"default_coeffs\":[0.5],", "");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(f, ec);
+    os << old;
+  }
+  auto back = readReport(f);
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->schema, kReportSchema);
+  EXPECT_EQ(back->parameters->nSystem, 4u);
+  EXPECT_EQ(back->parameters->nEst, 2u);
+  EXPECT_EQ(back->parameters->trotterSteps, (std::vector<uint64_t>{13, 26}));
+  EXPECT_TRUE(back->parameters->words.empty());
 }
 
 TEST(ProfReport, CompileSecondsSumsOnlyCompileStages) {
@@ -280,7 +315,10 @@ TEST(ProfReport, ReaderNamesFileAndKey) {
   // Another schema is refused.
   write("{\"schema\": \"q2.profile/1\"}");
   msg = errorText(readReport(f).takeError());
-  EXPECT_NE(msg.find("not a q2.profile/2 file"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not a q2.profile/3 file (schema \"q2.profile/1\") "
+                     "(q2.profile/2 is read too)"),
+            std::string::npos)
+      << msg;
   // A missing key is named.
   bad = text;
   at = bad.find("\"runtime\":");

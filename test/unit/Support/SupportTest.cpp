@@ -9,6 +9,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "UnitTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -25,26 +27,9 @@ using namespace q2;
 
 namespace {
 
-struct TempDir {
-  llvm::SmallString<128> path;
-  TempDir() { EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-sup", path)); }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
-  std::string file(llvm::StringRef name) const {
-    llvm::SmallString<128> p(path);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  }
-};
-
-std::string text(llvm::Error e) { return llvm::toString(std::move(e)); }
-
-void put(const std::string &path, llvm::StringRef contents) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  ASSERT_FALSE(ec);
-  os << contents;
-}
-
+using q2::test::errorText;
+using q2::test::put;
+using q2::test::TempDir;
 std::vector<std::string> listDir(const TempDir &d) {
   std::vector<std::string> names;
   std::error_code ec;
@@ -66,43 +51,43 @@ pid_t deadPid() {
 }
 
 TEST(SupportRead, RegularFileAndLimits) {
-  TempDir d;
+  TempDir d("q2-sup");
   std::string f = d.file("a.txt");
   put(f, "hello\n");
   auto buf = readInputFile(f);
-  ASSERT_TRUE(bool(buf)) << text(buf.takeError());
+  ASSERT_TRUE(bool(buf)) << errorText(buf.takeError());
   EXPECT_EQ((*buf)->getBuffer(), "hello\n");
-  std::string msg = text(readInputFile(f, 3).takeError());
+  std::string msg = errorText(readInputFile(f, 3).takeError());
   EXPECT_NE(msg.find("is 6 bytes, above the input limit of 3 bytes"),
             std::string::npos)
       << msg;
-  msg = text(readInputFile(d.file("missing")).takeError());
+  msg = errorText(readInputFile(d.file("missing")).takeError());
   EXPECT_NE(msg.find("No such file"), std::string::npos) << msg;
 }
 
 TEST(SupportRead, RefusesDirectoriesFifosAndDevices) {
-  TempDir d;
-  std::string msg = text(readInputFile(std::string(d.path)).takeError());
+  TempDir d("q2-sup");
+  std::string msg = errorText(readInputFile(std::string(d.path)).takeError());
   EXPECT_NE(msg.find("is a directory, not a regular file"), std::string::npos)
       << msg;
   // A FIFO without a writer: refused at once, not a blocking read.
   std::string fifo = d.file("f");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  msg = text(readInputFile(fifo).takeError());
+  msg = errorText(readInputFile(fifo).takeError());
   EXPECT_NE(msg.find("is a FIFO"), std::string::npos) << msg;
-  msg = text(readInputFile("/dev/zero").takeError());
+  msg = errorText(readInputFile("/dev/zero").takeError());
   EXPECT_NE(msg.find("is a character device"), std::string::npos) << msg;
 }
 
 TEST(SupportWrite, ReplacesAtomicallyAndKeepsTargetOnError) {
-  TempDir d;
+  TempDir d("q2-sup");
   std::string f = d.file("out.txt");
   put(f, "old");
   llvm::Error e = writeFileAtomically(f, [](llvm::raw_ostream &os) {
     os << "partial";
     return llvm::createStringError("writer failed");
   });
-  EXPECT_EQ(text(std::move(e)), "writer failed");
+  EXPECT_EQ(errorText(std::move(e)), "writer failed");
   auto buf = readInputFile(f);
   ASSERT_TRUE(bool(buf));
   EXPECT_EQ((*buf)->getBuffer(), "old");
@@ -118,24 +103,24 @@ TEST(SupportWrite, DevicesAreWrittenThroughNotReplaced) {
   struct stat st;
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
-  std::string msg = text(writeFileAtomically("/dev/full", "x"));
+  std::string msg = errorText(writeFileAtomically("/dev/full", "x"));
   EXPECT_NE(msg.find("No space left"), std::string::npos) << msg;
   ASSERT_EQ(::stat("/dev/full", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
-  TempDir d;
-  msg = text(writeFileAtomically(std::string(d.path), "x"));
+  TempDir d("q2-sup");
+  msg = errorText(writeFileAtomically(std::string(d.path), "x"));
   EXPECT_NE(msg.find("is a directory; refusing to replace it"),
             std::string::npos)
       << msg;
   // A FIFO with no reader is an error, not a hang.
   std::string fifo = d.file("f");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  msg = text(writeFileAtomically(fifo, "x"));
+  msg = errorText(writeFileAtomically(fifo, "x"));
   EXPECT_NE(msg.find("is a FIFO with no reader"), std::string::npos) << msg;
 }
 
 TEST(SupportWrite, StaleTemporariesOfDeadOwnersAreRemoved) {
-  TempDir d;
+  TempDir d("q2-sup");
   std::string target = d.file("r.json");
   std::string dead = target + ".q2tmp-" + std::to_string(deadPid()) + "-7";
   std::string alive = target + ".q2tmp-1-3"; // init never dies
@@ -155,7 +140,7 @@ TEST(SupportWrite, StaleTemporariesOfDeadOwnersAreRemoved) {
 // (LLVM's remove-on-signal), and the write then failed "No such file". The
 // process carries on, so must the write; and no temporary is left.
 TEST(SupportWrite, IgnoredOrHandledSignalsDoNotLoseTheOutput) {
-  TempDir d;
+  TempDir d("q2-sup");
   static volatile sig_atomic_t handled = 0;
   struct sigaction saved;
   ::sigaction(SIGHUP, nullptr, &saved);
@@ -171,7 +156,7 @@ TEST(SupportWrite, IgnoredOrHandledSignalsDoNotLoseTheOutput) {
       os << "1}";
       return llvm::Error::success();
     });
-    EXPECT_FALSE(bool(e)) << text(std::move(e));
+    EXPECT_FALSE(bool(e)) << errorText(std::move(e));
     auto buf = llvm::MemoryBuffer::getFile(target);
     ASSERT_TRUE(bool(buf)) << target;
     EXPECT_EQ((*buf)->getBuffer(), "{\"a\": 1}");
@@ -183,16 +168,16 @@ TEST(SupportWrite, IgnoredOrHandledSignalsDoNotLoseTheOutput) {
 }
 
 TEST(SupportPaths, OutputsMayNotClobberInputsOrEachOther) {
-  TempDir d;
+  TempDir d("q2-sup");
   std::string in = d.file("in.mlir");
   put(in, "x");
   std::string link = d.file("link.mlir");
   ASSERT_EQ(::symlink(in.c_str(), link.c_str()), 0);
-  std::string msg = text(checkDistinctPaths({{in, "input"}}, {{link, "-o"}}));
+  std::string msg = errorText(checkDistinctPaths({{in, "input"}}, {{link, "-o"}}));
   EXPECT_NE(msg.find("-o '" + link + "' would overwrite the input"),
             std::string::npos)
       << msg;
-  msg = text(checkDistinctPaths({}, {{d.file("a.json"), "--report"},
+  msg = errorText(checkDistinctPaths({}, {{d.file("a.json"), "--report"},
                                      {d.file("sub/../a.json"), "--trace"}}));
   EXPECT_NE(msg.find("--report and --trace name the same file"),
             std::string::npos)
@@ -204,12 +189,12 @@ TEST(SupportPaths, OutputsMayNotClobberInputsOrEachOther) {
 }
 
 TEST(SupportLock, SecondHolderIsRefusedWithoutWaiting) {
-  TempDir d;
+  TempDir d("q2-sup");
   std::string lockPath = d.file(".lock");
   auto first = FileLock::acquire(lockPath, /*wait=*/false, "sweep dir");
-  ASSERT_TRUE(bool(first)) << text(first.takeError());
+  ASSERT_TRUE(bool(first)) << errorText(first.takeError());
   std::string msg =
-      text(FileLock::acquire(lockPath, /*wait=*/false, "sweep dir").takeError());
+      errorText(FileLock::acquire(lockPath, /*wait=*/false, "sweep dir").takeError());
   EXPECT_NE(msg.find("sweep dir is in use by another process"),
             std::string::npos)
       << msg;
@@ -218,7 +203,7 @@ TEST(SupportLock, SecondHolderIsRefusedWithoutWaiting) {
   // Released: the file is gone, and the lock can be taken again.
   EXPECT_FALSE(llvm::sys::fs::exists(lockPath));
   auto again = FileLock::acquire(lockPath, false);
-  EXPECT_TRUE(bool(again)) << text(again.takeError());
+  EXPECT_TRUE(bool(again)) << errorText(again.takeError());
   FileLock moved(std::move(*again));
   moved = FileLock(std::move(*FileLock::acquire(d.file("other.lock"))));
   EXPECT_FALSE(llvm::sys::fs::exists(lockPath)); // released by the assignment
@@ -231,7 +216,7 @@ TEST(SupportLock, HoldersOfARemovedFileRetry) {
   // flock() on the removed file would get it while the next taker creates
   // and locks a new one: acquire() must notice and retry. (The sleep keeps
   // holders inside long enough for such an overlap to be seen.)
-  TempDir d;
+  TempDir d("q2-sup");
   std::string lockPath = d.file("x.lock");
   std::atomic<int> inside{0}, overlaps{0};
   std::vector<std::thread> ts;
@@ -239,7 +224,7 @@ TEST(SupportLock, HoldersOfARemovedFileRetry) {
     ts.emplace_back([&] {
       for (int i = 0; i < 100; ++i) {
         auto l = FileLock::acquire(lockPath);
-        ASSERT_TRUE(bool(l)) << text(l.takeError());
+        ASSERT_TRUE(bool(l)) << errorText(l.takeError());
         if (inside.fetch_add(1) != 0)
           ++overlaps;
         std::this_thread::sleep_for(std::chrono::microseconds(50));

@@ -6,7 +6,7 @@
 // records: each top-level element of P is a stage (wall/CPU, RSS, kernel
 // peak after a VmHWM reset, heap, IR after), every pass execution inside it
 // a pass record (wall/CPU, RSS before/after, IR after). The module it leaves
-// is the module P alone leaves. Writes a q2.profile/2 report
+// is the module P alone leaves. Writes a q2.profile/3 report
 // (docs/report.md) and/or a Chrome/Perfetto trace; docs/compare.md.
 //
 //===----------------------------------------------------------------------===//
@@ -30,7 +30,7 @@ struct ProfilePassOptions {
   /// Passes on builtin.module: "canonicalize,func.func(cse)" or
   /// "builtin.module(canonicalize,func.func(cse))".
   std::string pipeline;
-  std::string report; ///< q2.profile/2 report to write, or ""
+  std::string report; ///< q2.profile/3 report to write, or ""
   std::string trace;  ///< Chrome trace to write, or ""
   /// IR bytes/lines/ops of the module before the pipeline and after every
   /// top-level element, and of the op each pass ran on after it (printing

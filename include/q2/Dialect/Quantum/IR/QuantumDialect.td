@@ -15,9 +15,14 @@ def Quantum_Dialect : Dialect {
   }];
   let cppNamespace = "::q2::quantum";
   let useDefaultTypePrinterParser = 1;
-  let useDefaultAttributePrinterParser = 1;
-  // `quantum.qpe` on a module is checked against its @qpe function.
-  let hasOperationAttrVerify = 1;
+  // No attributes of its own; the parser only explains where QPE metadata
+  // went (the `qpe` dialect, lib/QPE).
+  let extraClassDeclaration = [{
+    ::mlir::Attribute parseAttribute(::mlir::DialectAsmParser &parser,
+                                     ::mlir::Type type) const override;
+    void printAttribute(::mlir::Attribute attr,
+                        ::mlir::DialectAsmPrinter &printer) const override;
+  }];
   let hasConstantMaterializer = 0;
 }
 

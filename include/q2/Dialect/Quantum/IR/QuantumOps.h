@@ -9,7 +9,6 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "q2/Dialect/Quantum/IR/QuantumAttrs.h"
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
 #include "q2/Dialect/Quantum/IR/QuantumInterfaces.h"
 #include "q2/Dialect/Quantum/IR/QuantumTypes.h"

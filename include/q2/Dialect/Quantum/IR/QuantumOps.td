@@ -3,7 +3,6 @@
 #define Q2_QUANTUM_OPS
 
 include "q2/Dialect/Quantum/IR/QuantumDialect.td"
-include "q2/Dialect/Quantum/IR/QuantumAttrs.td"
 include "q2/Dialect/Quantum/IR/QuantumInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
