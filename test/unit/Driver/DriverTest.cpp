@@ -291,23 +291,23 @@ TEST(DriverEmbed, LoadChecksTheDigestUnlessAlreadyChecked) {
   auto prog = compileProgram(h2Program(qpe::Mode::Dynamic), "h2.mlir",
                              PipelineOptions(), /*profile=*/false,
                              env.registry);
-  ASSERT_TRUE(bool(prog)) << text(prog.takeError());
+  ASSERT_TRUE(bool(prog)) << errorText(prog.takeError());
   std::string rt = Q2_TEST_RUNTIME_LIB;
   llvm::SmallVector<char, 0> edited = prog->object;
   edited[edited.size() / 2] ^= 0x20;
   auto c = Circuit::load(edited, prog->metadata, rt);
-  EXPECT_NE(text(c.takeError()).find("the object's digest does not match"),
+  EXPECT_NE(errorText(c.takeError()).find("the object's digest does not match"),
             std::string::npos);
   auto md = qpe::readObjectMetadata(edited, "edited.o");
-  EXPECT_NE(text(md.takeError()).find("edited.o: the object's digest does "
+  EXPECT_NE(errorText(md.takeError()).find("edited.o: the object's digest does "
                                       "not match"),
             std::string::npos);
   md = qpe::readObjectMetadata(prog->object, "h2.o");
-  ASSERT_TRUE(bool(md)) << text(md.takeError());
+  ASSERT_TRUE(bool(md)) << errorText(md.takeError());
   auto ok = Circuit::load(prog->object, *md, rt, 0, /*digestChecked=*/true);
-  ASSERT_TRUE(bool(ok)) << text(ok.takeError());
+  ASSERT_TRUE(bool(ok)) << errorText(ok.takeError());
   auto r = (*ok)->call();
-  ASSERT_TRUE(bool(r)) << text(r.takeError());
+  ASSERT_TRUE(bool(r)) << errorText(r.takeError());
   EXPECT_NEAR(r->probSum, 1.0, 1e-9);
 }
 
