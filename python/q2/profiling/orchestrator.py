@@ -75,8 +75,8 @@ def _one_mode(mol, mode, n_est, n_trotter, a, ir_dir, on_progress):
     md = fn.metadata
     exact = md.get("exact_energy")
     r = ProfileResult(
-        molecule=mol.name, n_system_qubits=int(p.n_system_qubits),
-        n_estimation_wires=int(p.n_estimation_wires),
+        molecule=mol.name, n_system_qubits=int(p.n_system),
+        n_estimation_wires=int(p.n_est),
         n_trotter=int(p.n_trotter), n_terms=int(p.n_terms),
         ir_scale=int(p.ir_scale), mode=mode, phase_a=snap_a, phase_b=snap_b,
         phase_c=snap_c, timeline_peak_mb=tl.peak,
