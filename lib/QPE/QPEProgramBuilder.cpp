@@ -618,7 +618,8 @@ llvm::Error q2::qpe::writeQPEProgram(raw_ostream &out, MLIRContext &ctx,
 
   // Where the printer's counters stand at the body: the marker c0 is
   // c0_<conflict id>, the marker addi %<value id>.
-  StringRef marker = nameOf(sp.conflictMarker->getResult(0), state);
+  std::string markerName = nameOf(sp.conflictMarker->getResult(0), state);
+  StringRef marker = markerName; // consumed below: must not view a temporary
   std::string valueName = nameOf(sp.valueMarker->getResult(0), state);
   unsigned conflictId = 0, valueId = 0;
   if (!marker.consume_front("c0_") || marker.getAsInteger(10, conflictId) ||
