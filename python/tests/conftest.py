@@ -15,6 +15,17 @@ H2 = os.path.join(ROOT, "examples", "hamiltonians", "h2_0.7414.FCIDUMP")
 ASAN = os.environ.get("Q2_ASAN") == "1"
 if ASAN and "LD_PRELOAD" in os.environ:
     os.environ["Q2_ASAN_PRELOAD"] = os.environ.pop("LD_PRELOAD")
+    # Spawned interpreters (q2.profiling's isolated runs) import the module
+    # too: start them through a wrapper that preloads the runtime again.
+    import multiprocessing
+    import sys
+    import tempfile
+    _wrapper = os.path.join(tempfile.mkdtemp(prefix="q2-asan-py-"), "python3")
+    with open(_wrapper, "w") as _f:
+        _f.write('#!/bin/sh\nLD_PRELOAD="$Q2_ASAN_PRELOAD" exec %s "$@"\n'
+                 % sys.executable)
+    os.chmod(_wrapper, 0o755)
+    multiprocessing.set_executable(_wrapper)
 
 
 @pytest.fixture(scope="session")

@@ -56,8 +56,10 @@ for p in (c.BIN_DIR + "/q2-opt", c.BIN_DIR + "/q2-qpe", c.BIN_DIR + "/q2-profile
     # Real files inside the venv, not links back into the build tree.
     assert p.startswith(sys.prefix) and os.path.isfile(p), p
     assert not os.path.islink(p), p
+# Not the ASan preload of a sanitizer build: the tools carry their own.
 subprocess.run([c.BIN_DIR + "/q2-qpe", sys.argv[1], "--info"], check=True,
-               stdout=subprocess.DEVNULL)
+               stdout=subprocess.DEVNULL,
+               env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"})
 r = q2.compile(sys.argv[1], n_est=2)
 print(r()[0].size)
 """
