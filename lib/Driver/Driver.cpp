@@ -289,6 +289,9 @@ private:
   WhereAmI where;
   std::string firstError;
   std::unique_ptr<prof::ProfilingSession> session;
+  /// The lifetime peak the footer printed: the report carries the same
+  /// figure (read again later, it would include writing the report).
+  std::optional<uint64_t> shownPeak;
   prof::ProfileReport report;
 };
 
@@ -360,6 +363,8 @@ int DriverRun::finish(int code) {
   if (!o.reportPath.empty()) {
     // Built only when asked for: it copies every pass and sample.
     report.phaseB = session->record();
+    if (shownPeak)
+      report.phaseB.lifetimePeakRSS = *shownPeak;
     report.lifetimePeakRSS = report.phaseB.lifetimePeakRSS;
     if (llvm::Error e = prof::writeReport(o.reportPath, report)) {
       fail(llvm::toString(std::move(e)));
@@ -575,8 +580,9 @@ int DriverRun::run() {
       return failWith(llvm::toString(std::move(c.error)));
   }
   if (session)
-    os << "\nlifetime peak RSS: "
-       << llvm::formatv("{0:F1}", session->lifetimePeakRSS() / 1e6)
+    shownPeak = session->lifetimePeakRSS();
+  if (session)
+    os << "\nlifetime peak RSS: " << llvm::formatv("{0:F1}", *shownPeak / 1e6)
        << (report.phaseC && report.phaseC->skipped
                ? " MB\n"
                : " MB (stages Load/Execute are in the report)\n");
