@@ -289,8 +289,7 @@ PYBIND11_MODULE(_q2, m) {
       },
       py::arg("ir_dir"),
       "[(stage, bytes, lines, ops), ...] for the files of an --ir-dir "
-      "directory "
-      "(0_Input.mlir .. 6_ObjectCode.o), as in the report's ir.");
+      "directory (0_Input.mlir .. 6_ObjectCode.o), as in the report's ir.");
 
   //--- compile once, call many ----------------------------------------------
   m.def(
