@@ -1,8 +1,12 @@
 """q2: profiling and compile-once/call-many QPE circuits from Python.
 
-Thin wrappers over q2-opt's C++ libraries (the extension ``q2._q2``); every
-measurement, record and rule is the libraries'. The names follow the
-profiling API Python users know (docs/python.md has an example for each):
+Thin over q2-opt's C++ libraries (the extension ``q2._q2``): every
+measurement, record and rule is the libraries', and every record is a typed
+class of the extension whose attributes are the keys of the file it is
+written to (docs/python.md). This package keeps only what must be Python:
+the lazy loading of the extension, context managers and decorators, the
+ir_output_dir context variable, the float subclass Energy, argument checks
+naming q2m3's signatures, and pandas/matplotlib conversions.
 
 memory      take_snapshot, read_proc_status, read_smaps_rollup, MemoryTimeline
 timing      profile_section, profile_function, ProfilingStats
@@ -15,7 +19,6 @@ q2m3's profiling API, signature for signature, is ``q2.profiling``.
 """
 import contextvars
 import functools
-import json
 import os
 import sys
 import threading
@@ -31,113 +34,67 @@ class _LazyExtension:
     def __getattr__(self, name):
         import importlib
         mod = importlib.import_module(__name__ + "._q2")
+        _extend(mod)
         globals()["_q2"] = mod
         return getattr(mod, name)
 
 
 _q2 = _LazyExtension()
 
-__all__ = [
-    "Record", "take_snapshot", "read_proc_status", "read_smaps_rollup",
-    "MemoryTimeline", "profile_section", "profile_function",
-    "ProfilingStats", "default_stats", "measure_command",
-    "analyze_ir_stages", "compile", "CompileResult", "Circuit", "Energy",
-    "build_program", "program_options", "run_single_profile", "run_both_modes", "run_sweep",
-    "SweepResult", "load_results", "read_report", "plot_sweep",
+# The extension's own functions and classes, as q2's (loaded on first use).
+_NATIVE = {
+    "take_snapshot", "read_proc_status", "read_smaps_rollup",
+    "MemoryTimeline", "ProfilingStats", "measure_command",
+    "analyze_ir_stages", "program_options", "read_report", "load_results",
+    "SweepResult", "SweepOptions", "ProgressEvent", "ProfileReport",
+    "QPEMetadata", "MemorySnapshot", "TimelineRecord", "StageRecord",
+    "PassRecord", "MeasureRecord", "PointRecord",
+}
+
+__all__ = sorted(_NATIVE) + [
+    "Record", "profile_section", "profile_function", "default_stats",
+    "compile", "CompileResult", "Circuit", "Energy", "build_program",
+    "run_single_profile", "run_both_modes", "run_sweep", "plot_sweep",
 ]
+
+
+def __getattr__(name):
+    if name in _NATIVE:
+        return getattr(_q2, name)
+    if name == "default_stats":
+        return _default_stats()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # Profile comparison (q2-profile compare), self-contained in compare.py.
 from .compare import compare, CompareResult  # noqa: E402
 __all__ += ["compare", "CompareResult"]
 
+
+class _RecordType(type):
+    def __instancecheck__(cls, obj):
+        return getattr(type(obj), "__q2_record__", False) is True
+
+
+class Record(metaclass=_RecordType):
+    """What every record class of the extension is (MemorySnapshot,
+    ProfileReport, StageRecord, PointRecord, ...): ``isinstance(r,
+    q2.Record)``. Each has one read-only property per key of its file,
+    ``to_dict()``, ``to_json()``, ``fields()``, ``get(k)``, ``r["k"]``,
+    ``k in r``, equality, copy and pickling."""
+
+
+def _extend(mod):
+    """The pandas and matplotlib conversions of the extension's classes
+    (Python: both are optional imports)."""
+    mod.SweepResult.to_dataframe = _sweep_dataframe
+    mod.SweepResult.plot = lambda self, sweep_dir, out=None: \
+        plot_sweep(sweep_dir, out)
+
+
 # ---------------------------------------------------------------------------
-# Records
+# Argument checks naming q2m3's signatures
 # ---------------------------------------------------------------------------
-
-class Record:
-    """A record as the C++ library writes it (its JSON keys), dataclass-like:
-    fields as attributes, ``to_dict()``, equality, a readable repr. Nested
-    objects are Records, lists of objects lists of Records."""
-
-    __slots__ = ("_d",)
-
-    def __init__(self, data):
-        object.__setattr__(self, "_d", dict(data))
-
-    @classmethod
-    def from_json(cls, text):
-        return cls(json.loads(text))
-
-    def __reduce__(self):  # pickle/copy: rebuilt from the data
-        return (type(self), (self._d,))
-
-    def __getattr__(self, name):
-        if name.startswith("__") or name == "_d":
-            raise AttributeError(name)
-        try:
-            return _wrap(self._d[name])
-        except KeyError:
-            raise AttributeError(
-                f"{type(self).__name__} has no field {name!r} "
-                f"(fields: {', '.join(self._d)})") from None
-
-    def __getitem__(self, key):
-        return _wrap(self._d[key])
-
-    def __contains__(self, key):
-        return key in self._d
-
-    def __setattr__(self, name, value):
-        raise AttributeError("records are read-only")
-
-    def __eq__(self, other):
-        return isinstance(other, Record) and self._d == other._d
-
-    def __dir__(self):
-        return list(self._d) + ["to_dict", "fields"]
-
-    def fields(self):
-        """The field names, in the library's order."""
-        return list(self._d)
-
-    def get(self, key, default=None):
-        return _wrap(self._d.get(key, default))
-
-    def to_dict(self):
-        """A deep copy as plain dicts and lists (JSON-compatible)."""
-        return json.loads(json.dumps(self._d))
-
-    def __repr__(self):
-        items = []
-        for k, v in self._d.items():
-            if isinstance(v, (dict, list)):
-                v = f"<{type(v).__name__} of {len(v)}>"
-            else:
-                v = repr(v)
-            items.append(f"{k}={v}")
-            if len(items) == 8:
-                items.append("...")
-                break
-        return f"{type(self).__name__}({', '.join(items)})"
-
-
-def _wrap(v):
-    if isinstance(v, dict):
-        return Record(v)
-    if isinstance(v, list) and v and isinstance(v[0], dict):
-        return [Record(x) for x in v]
-    return v
-
-
-def _pid(pid):
-    """"self" or None -> 0 (the calling process), else the int."""
-    if pid is None or pid == "self":
-        return 0
-    if isinstance(pid, bool) or not isinstance(pid, int) or pid < 0:
-        raise ValueError(f"pid must be 'self' or a non-negative int, got {pid!r}")
-    return pid
-
 
 _Q2M3_HINT = ("; the q2m3 signature (mol_key, n_est, n_trotter, ...) is "
               "q2.profiling.orchestrator's")
@@ -209,153 +166,18 @@ def _int_arg(fn, name, value, minimum=1, allow_none=False):
 
 
 # ---------------------------------------------------------------------------
-# Memory
+# Timing (context manager and decorator; the accumulators are the library's)
 # ---------------------------------------------------------------------------
 
-def take_snapshot(label, pid="self", smaps=False):
-    """All memory layers now (docs/profiling-api.md): /proc status, rusage
-    and glibc heap (own process only), optionally smaps_rollup."""
-    return Record.from_json(_q2.take_snapshot_json(label, _pid(pid), smaps))
+_stats_lock = threading.Lock()
 
 
-def read_proc_status(pid="self"):
-    """/proc/<pid>/status in bytes: vm_rss_bytes, vm_hwm_bytes, ..."""
-    return Record.from_json(_q2.read_proc_status_json(_pid(pid)))
-
-
-def read_smaps_rollup(pid="self"):
-    """/proc/<pid>/smaps_rollup as {"Rss": bytes, "Pss": bytes, ...}."""
-    return _q2.read_smaps_rollup(_pid(pid))
-
-
-class MemoryTimeline:
-    """Samples the RSS every ``interval_s`` on a sampler thread while the
-    block runs; keeps the peak and smaps_rollup captured near it.
-
-        with q2.MemoryTimeline(0.05) as tl:
-            work()
-        tl.peak.rss_bytes, tl.peak_smaps["Rss"], len(tl.samples)
-    """
-
-    def __init__(self, interval_s=0.1, pid="self", smaps_at_peaks=True):
-        interval_ms = round(float(interval_s) * 1000)
-        self._t = _q2.Timeline(interval_ms, _pid(pid), smaps_at_peaks)
-        self._record = None
-
-    def __enter__(self):
-        self._record = None
-        self._t.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-        return False
-
-    def stop(self):
-        self._t.stop()
-        self._record = Record.from_json(self._t.record_json(True))
-        return self._record
-
-    def sample_now(self):
-        self._t.sample_now()
-
-    @property
-    def record(self):
-        """The timeline record as in reports (interval_ms, sampler, peak,
-        samples, ...); the live state while running."""
-        if self._record is not None:
-            return self._record
-        return Record.from_json(self._t.record_json(True))
-
-    @property
-    def samples(self):
-        """[(t_s, rss_bytes), ...]"""
-        return [(s["t_s"], s["rss_bytes"]) for s in self.record.to_dict()["samples"]]
-
-    @property
-    def peak(self):
-        """The highest sample (t_s, rss_bytes, smaps_rollup, ...), or None."""
-        return self.record.get("peak")
-
-    @property
-    def peak_rss(self):
-        p = self.peak
-        return p.rss_bytes if p is not None else 0
-
-    @property
-    def peak_smaps(self):
-        """smaps_rollup captured at (or nearest below) the peak, or None."""
-        p = self.peak
-        return p.get("smaps_rollup") if p is not None else None
-
-
-# ---------------------------------------------------------------------------
-# Timing
-# ---------------------------------------------------------------------------
-
-class ProfilingStats:
-    """Named accumulators of timings (seconds), each the library's Stats
-    (exact median)."""
-
-    def __init__(self):
-        self._s = {}
-
-    def _get(self, name):
-        s = self._s.get(name)
-        if s is None:
-            s = self._s[name] = _q2.Stats()
-        return s
-
-    def record(self, name, seconds):
-        self._get(name).add(float(seconds))
-
-    def names(self):
-        return list(self._s)
-
-    def __contains__(self, name):
-        return name in self._s
-
-    def count(self, name):
-        return self._s[name].count() if name in self._s else 0
-
-    def total(self, name):
-        return self._get(name).total() if name in self._s else 0.0
-
-    def mean(self, name):
-        return self._get(name).mean() if name in self._s else 0.0
-
-    def min(self, name):
-        return self._get(name).min() if name in self._s else 0.0
-
-    def max(self, name):
-        return self._get(name).max() if name in self._s else 0.0
-
-    def median(self, name):
-        return self._get(name).median() if name in self._s else 0.0
-
-    def samples(self, name):
-        return self._get(name).samples() if name in self._s else []
-
-    def stats(self, name):
-        """count, total, mean, min, median, max, stddev as a Record."""
-        return Record.from_json(self._get(name).record_json())
-
-    def summary(self, name=None, scale=1e3, unit="ms"):
-        """One line per name ("name: n=5 total=14 mean=2.8 ... ms"), or the
-        line of one name."""
-        if name is not None:
-            return self._get(name).summary(scale, unit)
-        return "\n".join(f"{n}: {s.summary(scale, unit)}"
-                         for n, s in self._s.items())
-
-    def to_dict(self):
-        return {n: self.stats(n).to_dict() for n in self._s}
-
-    def reset(self):
-        self._s.clear()
-
-
-default_stats = ProfilingStats()
+def _default_stats():
+    """``q2.default_stats``: made on first use (it loads the extension)."""
+    with _stats_lock:
+        if "default_stats" not in globals():
+            globals()["default_stats"] = _q2.ProfilingStats()
+        return globals()["default_stats"]
 
 
 class profile_section:
@@ -369,7 +191,7 @@ class profile_section:
 
     def __init__(self, name, stats=None):
         self.name = name
-        self.stats = default_stats if stats is None else stats
+        self.stats = _default_stats() if stats is None else stats
         self.wall_s = self.cpu_s = None
 
     def __enter__(self):
@@ -398,43 +220,6 @@ def profile_function(func=None, *, name=None, stats=None):
 
 
 # ---------------------------------------------------------------------------
-# Processes
-# ---------------------------------------------------------------------------
-
-def measure_command(command, directory, wall_s=900, rss_mb=8192, cwd=None,
-                    env=None, poll_s=None, kill_grace_s=None):
-    """Runs ``command`` (argv list, no shell) as ``q2-profile measure``:
-    its own process group, budgets on wall time and summed tree RSS,
-    evidence in ``directory`` (must not exist: record.json, stdout.txt,
-    stderr.txt). Returns the record (the fields of record.json).
-
-    Refusals (before anything starts): ValueError for bad values,
-    FileExistsError for an existing directory, OSError (FileNotFoundError,
-    NotADirectoryError) for a missing parent, cwd or program. ^C stops the
-    tree and raises KeyboardInterrupt."""
-    if isinstance(command, (str, bytes)):
-        raise ValueError("command must be a list of arguments (no shell)")
-    argv = [os.fspath(c) for c in command]
-    env_pairs = [(str(k), str(v)) for k, v in (env or {}).items()]
-    text = _q2.measure_json(argv, os.fspath(directory), float(wall_s),
-                            float(rss_mb), os.fspath(cwd) if cwd else "",
-                            env_pairs,
-                            None if poll_s is None else float(poll_s),
-                            None if kill_grace_s is None else float(kill_grace_s))
-    return Record.from_json(text)
-
-
-# ---------------------------------------------------------------------------
-# IR
-# ---------------------------------------------------------------------------
-
-def analyze_ir_stages(ir_dir):
-    """[(stage, bytes, lines, ops), ...] for the files of an ``--ir-dir``
-    directory (0_Input.mlir .. 6_ObjectCode.o), as in the report's ``ir``."""
-    return _q2.analyze_ir_stages(os.fspath(ir_dir))
-
-
-# ---------------------------------------------------------------------------
 # Compile once, call many
 # ---------------------------------------------------------------------------
 
@@ -446,14 +231,6 @@ def _bin(tool):
     d = os.environ.get("Q2_BIN_DIR") or _config.BIN_DIR
     p = os.path.join(d, tool)
     return p if os.access(p, os.X_OK) else tool
-
-
-def program_options():
-    """The options of a program built from a Hamiltonian, as declared once
-    in ProgramRequest.def (q2-qpe's flags): [(name, default, help), ...];
-    a default None is computed (n_est from the resolution, n_trotter from
-    the Trotter bound, ...)."""
-    return _q2.program_options()
 
 
 def build_program(hamiltonian, n_est=None, n_trotter=None, mode=None,
@@ -507,8 +284,7 @@ class Energy(float):
 
 def _energy_type(metadata):
     """What the native circuit calls to make each call's energy."""
-    resolution = metadata["resolution"]
-    exact = metadata.get("exact_energy")
+    resolution, exact = metadata.resolution, metadata.exact_energy
 
     def make(value, default_coeffs):
         return Energy(value, resolution, exact if default_coeffs else None)
@@ -527,14 +303,12 @@ class Circuit:
 
     def __init__(self, native):
         self._c = native
-        native.energy_type = _energy_type(native.metadata)
+        # The object's metadata as the typed record (QPEMetadata.def).
+        self.metadata = _q2.QPEMetadata.from_dict(native.metadata)
+        native.energy_type = _energy_type(self.metadata)
 
     def __call__(self, coeffs=None, out=None):
         return self._c(coeffs, out)
-
-    @property
-    def metadata(self):
-        return Record(self._c.metadata)
 
     @property
     def n_probs(self):
@@ -542,7 +316,7 @@ class Circuit:
 
     @property
     def default_coeffs(self):
-        return self._c.metadata["default_coeffs"]
+        return self.metadata.default_coeffs
 
     @property
     def threads(self):
@@ -558,8 +332,8 @@ class Circuit:
 
     def block_stats(self):
         """How the powered blocks of the calls since the last reset were
-        applied (as in the report's phase_c blocks)."""
-        return _wrap(json.loads(self._c.block_stats_json()).get("blocks", []))
+        applied (BlockRecords, as in the report's phase_c blocks)."""
+        return _q2.PhaseCSetRecord.from_json(self._c.block_stats_json()).blocks
 
     def reset_block_stats(self):
         self._c.reset_block_stats()
@@ -568,9 +342,10 @@ class Circuit:
 class CompileResult:
     """What ``compile`` returns: callable like its circuit, plus the profile.
 
-    ``stages``  per-stage records (the report's phase_b.stages: name, kind,
+    ``report``  the q2.profile/3 report (a ProfileReport), None without
+                profile
+    ``stages``, ``passes``  its phase_b records (StageRecord: name, kind,
                 wall_s, cpu_s, rss_after_bytes, peak_rss_bytes, ir, ...)
-    ``report``  the whole q2.profile/3 report as a Record
     ``compile_s``  wall seconds of the compile stages
     ``circuit``, ``object`` (the ELF bytes), ``metadata``
     """
@@ -578,10 +353,8 @@ class CompileResult:
     def __init__(self, native_circuit, native_report, obj):
         self.ir_dir = None  # where the stages' IR was kept, if anywhere
         self.circuit = Circuit(native_circuit)
-        self._report = native_report
+        self.report = native_report
         self.object = obj
-        self.report = (Record.from_json(native_report.json())
-                       if native_report is not None else None)
         self._call = native_circuit  # one Python frame per call, not two
 
     def __call__(self, coeffs=None, out=None):
@@ -593,36 +366,32 @@ class CompileResult:
 
     @property
     def stages(self):
-        if self.report is None:
-            return []
-        return self.report.phase_b.stages
+        return self.report.phase_b.stages if self.report else []
 
     @property
     def passes(self):
-        if self.report is None:
-            return []
-        return self.report.phase_b.get("passes") or []
+        return self.report.phase_b.passes if self.report else []
 
     @property
     def compile_s(self):
-        return self._report.compile_seconds() if self._report else None
+        return self.report.compile_seconds() if self.report else None
 
     @property
     def compile_peak_rss(self):
-        return self._report.compile_peak_rss() if self._report else None
+        return self.report.compile_peak_rss() if self.report else None
 
     def stage_table(self):
         """The table q2-opt --profile-stages prints."""
-        return self._report.stage_table() if self._report else ""
+        return self.report.stage_table() if self.report else ""
 
     def pass_table(self, top=20):
-        return self._report.pass_table(top) if self._report else ""
+        return self.report.pass_table(top) if self.report else ""
 
     def write_report(self, path):
         """Writes the report as q2-opt --report does (q2.profile/3)."""
-        if self._report is None:
+        if self.report is None:
             raise ValueError("compiled without profile=True: no report")
-        self._report.write(os.fspath(path))
+        self.report.write(path)
 
     def to_dict(self):
         return self.report.to_dict() if self.report is not None else {}
@@ -655,36 +424,50 @@ class _IRScope:
 _ir_scope = contextvars.ContextVar("q2_ir_output_dir", default=None)
 
 
-def compile(program_or_fcidump, n_est=None, n_trotter=None, mode=None,
-            profile=True, *, ir_dir=None, runtime_lib=None, max_qubits=0,
-            **options):
+def compile(program_or_fcidump=None, n_est=None, n_trotter=None, mode=None,
+            profile=True, *, text=None, ir_dir=None, runtime_lib=None,
+            max_qubits=0, **options):
     """Compiles a QPE program through the six stages in this process and
-    loads it. ``program_or_fcidump``: a Hamiltonian file (FCIDUMP, qubit
-    JSON, term lines; the program is built as ``build_program`` builds it,
-    with n_est, n_trotter, mode and the ``program_options()`` among
-    ``options``: order, power, unroll_program, resolution, window,
-    base_time, energy_shift), a ``.mlir`` program file, or program text
-    (a string with a newline or a brace; any other string is a path). The
-    other ``options`` are those of PipelineOptions.def in Python spelling
-    (keep_native_pauli, unroll, power_blocks, opt_level, ...). With
-    ``profile``, the stages are measured as by ``q2-opt --profile-stages``;
-    with ``ir_dir`` the IR after each stage is written there."""
+    loads it. The program is either a file, ``program_or_fcidump``: a
+    Hamiltonian (FCIDUMP, qubit JSON, term lines; the program is built as
+    ``build_program`` builds it, with n_est, n_trotter, mode and the
+    ``program_options()`` among ``options``: order, power, unroll_program,
+    resolution, window, base_time, energy_shift) or a ``.mlir`` program;
+    or program text, ``text=``. The other ``options`` are those of
+    PipelineOptions.def in Python spelling (keep_native_pauli, unroll,
+    power_blocks, opt_level, ...). With ``profile``, the stages are
+    measured as by ``q2-opt --profile-stages``; with ``ir_dir`` the IR
+    after each stage is written there."""
+    if (program_or_fcidump is None) == (text is None):
+        raise TypeError("compile: give a file (program_or_fcidump) or "
+                        "program text (text=), one of them")
+    if text is not None and not isinstance(text, str):
+        raise TypeError(f"compile: text must be a str, got "
+                        f"{type(text).__name__}")
+    path = None
+    if text is None:
+        if not isinstance(program_or_fcidump, (str, os.PathLike)):
+            raise TypeError("compile: program_or_fcidump must be a path, got "
+                            f"{type(program_or_fcidump).__name__} (program "
+                            "text goes in text=)")
+        path = os.fspath(program_or_fcidump)
+        if "\n" in path:
+            raise ValueError("compile: program_or_fcidump is a path; program "
+                             "text goes in text=")
     names = {name for name, _, _ in _q2.program_options()}
     program = {k: options.pop(k) for k in list(options) if k in names}
     program.update(n_est=n_est, n_trotter=n_trotter, mode=mode)
     given = sorted(k for k, v in program.items() if v is not None)
     if ir_dir is None and _ir_scope.get() is not None:
         ir_dir = _ir_scope.get().next_dir()
-    src = program_or_fcidump
-    is_text = isinstance(src, str) and ("\n" in src or "{" in src)
-    path = None if is_text else os.fspath(src)
-    if is_text or path.endswith(".mlir"):
+    if text is not None or path.endswith(".mlir"):
         if given:  # as q2-opt refuses --n-est for an MLIR input
             raise ValueError(
                 f"compile: {', '.join(given)} act(s) on a Hamiltonian input "
                 f"(the program is built from it); "
-                f"{'program text' if is_text else repr(path)} is a program")
-        text = src if is_text else _q2.read_text(path)
+                f"{'text' if path is None else repr(path)} is a program")
+        if text is None:
+            text = _q2.read_text(path)
     else:
         text = _q2.build_program(path, program)
     circuit, report, obj = _q2.compile(
@@ -696,75 +479,25 @@ def compile(program_or_fcidump, n_est=None, n_trotter=None, mode=None,
     return result
 
 
-def read_report(path):
-    """Reads a q2.profile/3 report (q2-opt --report) into a Record."""
-    return Record.from_json(_q2.read_report(os.fspath(path)).json())
-
-
 # ---------------------------------------------------------------------------
 # Isolated runs and sweeps (the orchestrator: every point in child processes)
 # ---------------------------------------------------------------------------
 
-class SweepResult:
-    """The points of a sweep (PointRecords: key, status, reason, wall_s,
-    peak_rss_mb, phases, report, ...) and its counts."""
-
-    def __init__(self, native):
-        self._r = native
-        self.points = [Record.from_json(t) for t in native.records_json]
-        self.skipped = list(native.skipped)
-        self.ran = native.ran
-        self.skipped_count = native.skipped_count
-        self.failed = native.failed
-        self.cancelled = native.cancelled
-
-    def __len__(self):
-        return len(self.points)
-
-    def __iter__(self):
-        return iter(self.points)
-
-    def __getitem__(self, i):
-        return self.points[i]
-
-    def compile_seconds(self):
-        """Per point: wall seconds of the report's compile stages, or None."""
-        return self._r.compile_seconds()
-
-    def summary_csv(self):
-        """summary.csv's text, one row per point (columns in docs/sweeps.md:
-        the point's phases, then its report's prob_sum, energy and its
-        error, compile and timeline peaks, IR kB and lines per stage)."""
-        return self._r.summary_csv()
-
-    def summary_table(self):
-        return self._r.summary_table()
-
-    def write_results(self, path):
-        """One JSON array (q2-profile merge's results.json)."""
-        self._r.write_results(os.fspath(path))
-
-    def to_dicts(self):
-        return [p.to_dict() for p in self.points]
-
-    def to_dataframe(self):
-        """One row per point, the columns of summary.csv (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("to_dataframe needs pandas (Debian: "
-                              "python3-pandas)") from e
-        import io
-        return pd.read_csv(io.StringIO(self.summary_csv()),
-                           keep_default_na=True)
-
-    def plot(self, sweep_dir, out=None):
-        return plot_sweep(sweep_dir, out)
+def _sweep_dataframe(self):
+    """SweepResult.to_dataframe(): one row per point, the columns of
+    summary.csv (needs pandas)."""
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise ImportError("to_dataframe needs pandas (Debian: "
+                          "python3-pandas)") from e
+    import io
+    return pd.read_csv(io.StringIO(self.summary_csv()), keep_default_na=True)
 
 
 def _molecules(molecules):
-    """[(name, file, n_terms)] from {name: file}, [(name, file[, n])] or
-    None (the default H2 example)."""
+    """{name: file} or [(name, file[, n_terms])] as given; None: the
+    default H2 example."""
     if molecules is None:
         exe = os.path.join(os.environ.get("Q2_BIN_DIR") or _config.BIN_DIR,
                            "q2-profile")
@@ -773,52 +506,20 @@ def _molecules(molecules):
         raise TypeError("run_sweep: molecules must be {name: file} or "
                         "[(name, file[, n_terms])], not a single "
                         f"{type(molecules).__name__}{_Q2M3_HINT}")
-    items = molecules.items() if isinstance(molecules, dict) else molecules
-    out = []
-    for m in items:
-        name, path, *rest = m
-        out.append((str(name), os.path.abspath(os.fspath(path)),
-                    int(rest[0]) if rest else 0))
-    return out
+    return molecules
 
 
-def _grid(grid):
-    if grid is None:
-        return None
-    if isinstance(grid, str):
-        return _q2.parse_grid(grid)
-    return [(int(e), int(t)) for e, t in grid]
-
-
-def _sweep(out_dir, molecules, grid, modes, runs, jobs, wall_s, rss_mb,
-           total_rss_mb, poll_s, retry_failed, only, q2_qpe, q2_opt, vars,
-           on_progress, fn="run_sweep"):
-    out_dir = _out_dir_arg(fn, out_dir)
-    modes = _modes_arg(fn, modes)
-    if on_progress is not None and not callable(on_progress):
-        raise TypeError(f"{fn}: on_progress must be callable or None")
+def _vars(q2_qpe=None, q2_opt=None, vars=None):
     v = {"q2_qpe": q2_qpe or _bin("q2-qpe"), "q2_opt": q2_opt or _bin("q2-opt")}
     v.update(vars or {})
-    args = {
-        "out_dir": os.path.abspath(os.fspath(out_dir)),
-        "molecules": _molecules(molecules),
-        "grid": _grid(grid),
-        "modes": list(modes),
-        "vars": v,
-        "runs": runs,  # None: q2-profile's default (SweepSpec)
-        "jobs": int(jobs),
-        "wall_s": None if wall_s is None else float(wall_s),
-        "rss_mb": None if rss_mb is None else float(rss_mb),
-        "total_rss_mb": float(total_rss_mb),
-        "poll_s": None if poll_s is None else float(poll_s),
-        "retry_failed": bool(retry_failed),
-        "only": list(only or []),
-    }
-    cb = None
-    if on_progress is not None:
-        def cb(event):
-            on_progress(Record(event))
-    return SweepResult(_q2.run_sweep(args, cb))
+    return v
+
+
+def _run(fn, options, on_progress):
+    """Runs one sweep of typed SweepOptions."""
+    if on_progress is not None and not callable(on_progress):
+        raise TypeError(f"{fn}: on_progress must be callable or None")
+    return _q2.run_sweep(options, on_progress)
 
 
 def run_sweep(out_dir, molecules=None, grid=None, modes=("fixed", "dynamic"),
@@ -831,14 +532,41 @@ def run_sweep(out_dir, molecules=None, grid=None, modes=("fixed", "dynamic"),
     ``grid``: [(n_est, n_trotter), ...] or "2x1,3x3" (default: the H2 grid);
     ``molecules``: {name: file} or [(name, file, n_terms)] (default: the H2
     example). ``on_progress(event)`` is called as points are skipped,
-    started and finished (event.kind, key, status, done, total, running,
-    elapsed_s, eta_s); an exception in it stops the sweep and is raised.
-    ``runs``, ``wall_s``, ``rss_mb``, ``poll_s`` None are q2-profile's
-    defaults (``q2-profile sweep --help``: 5 runs, 600 s and 4000 MB per
-    phase, polled every 10 ms; declared once, in SweepSpec)."""
-    return _sweep(out_dir, molecules, grid, modes, runs, jobs, wall_s, rss_mb,
-                  total_rss_mb, poll_s, retry_failed, only, q2_qpe, q2_opt,
-                  vars, on_progress)
+    started and finished (a ProgressEvent: kind, key, status, done, total,
+    running, elapsed_s, eta_s); an exception in it stops the sweep and is
+    raised. ``runs``, ``wall_s``, ``rss_mb``, ``poll_s`` None are
+    q2-profile's defaults (``q2-profile sweep --help``: 5 runs, 600 s and
+    4000 MB per phase, polled every 10 ms; declared once, in SweepSpec)."""
+    fn = "run_sweep"
+    options = _q2.SweepOptions(
+        out_dir=_out_dir_arg(fn, out_dir), molecules=_molecules(molecules),
+        grid=grid, modes=_modes_arg(fn, modes), runs=runs, jobs=jobs,
+        wall_s=wall_s, rss_mb=rss_mb, total_rss_mb=total_rss_mb,
+        poll_s=poll_s, retry_failed=retry_failed, only=only,
+        vars=_vars(q2_qpe, q2_opt, vars))
+    return _run(fn, options, on_progress)
+
+
+_POINT_EXTRAS = ("poll_s", "retry_failed", "q2_qpe", "q2_opt", "vars")
+
+
+def _point_options(fn, hamiltonian, out_dir, n_est, n_trotter, molecule,
+                   n_terms, modes, extras):
+    """SweepOptions of one point (q2-profile run)."""
+    unknown = sorted(set(extras) - set(_POINT_EXTRAS))
+    if unknown:
+        raise TypeError(f"{fn}: unexpected arguments: {', '.join(unknown)}")
+    hamiltonian = _path_arg(fn, "hamiltonian", hamiltonian)
+    out_dir = _path_arg(fn, "out_dir", out_dir)
+    n_est = _int_arg(fn, "n_est", n_est)
+    n_trotter = _int_arg(fn, "n_trotter", n_trotter)
+    name = molecule or os.path.splitext(os.path.basename(hamiltonian))[0]
+    return dict(out_dir=out_dir, molecules=[(name, hamiltonian, n_terms)],
+                grid=[(n_est, n_trotter)], modes=modes, jobs=1,
+                poll_s=extras.get("poll_s"),
+                retry_failed=extras.get("retry_failed", False),
+                vars=_vars(extras.get("q2_qpe"), extras.get("q2_opt"),
+                           extras.get("vars")))
 
 
 def run_single_profile(hamiltonian, out_dir, n_est, n_trotter, mode="dynamic",
@@ -847,20 +575,12 @@ def run_single_profile(hamiltonian, out_dir, n_est, n_trotter, mode="dynamic",
     """``q2-profile run --mode MODE``: one point, isolated; returns its
     PointRecord (status, reason, wall_s, peak_rss_mb, phases, report)."""
     fn = "run_single_profile"
-    hamiltonian = _path_arg(fn, "hamiltonian", hamiltonian)
-    _path_arg(fn, "out_dir", out_dir)
     mode = _mode_arg(fn, mode)
-    n_est = _int_arg(fn, "n_est", n_est)
-    n_trotter = _int_arg(fn, "n_trotter", n_trotter)
-    name = molecule or os.path.splitext(os.path.basename(hamiltonian))[0]
-    r = _sweep(out_dir, [(name, hamiltonian, n_terms)], [(n_est, n_trotter)],
-               [mode], runs, 1, wall_s, rss_mb, 0, kwargs.pop("poll_s", None),
-               kwargs.pop("retry_failed", False), None, kwargs.pop("q2_qpe", None),
-               kwargs.pop("q2_opt", None), kwargs.pop("vars", None), on_progress,
-               fn)
-    if kwargs:
-        raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
-    return r.points[0]
+    options = _q2.SweepOptions(
+        runs=runs, wall_s=wall_s, rss_mb=rss_mb,
+        **_point_options(fn, hamiltonian, out_dir, n_est, n_trotter, molecule,
+                         n_terms, [mode], kwargs))
+    return _run(fn, options, on_progress)[0]
 
 
 def run_both_modes(hamiltonian, out_dir, n_est, n_trotter, molecule=None,
@@ -869,24 +589,11 @@ def run_both_modes(hamiltonian, out_dir, n_est, n_trotter, molecule=None,
     """``q2-profile run --mode both``: the point in fixed, then dynamic mode;
     returns a SweepResult of the two."""
     fn = "run_both_modes"
-    hamiltonian = _path_arg(fn, "hamiltonian", hamiltonian)
-    _path_arg(fn, "out_dir", out_dir)
-    n_est = _int_arg(fn, "n_est", n_est)
-    n_trotter = _int_arg(fn, "n_trotter", n_trotter)
-    name = molecule or os.path.splitext(os.path.basename(hamiltonian))[0]
-    r = _sweep(out_dir, [(name, hamiltonian, n_terms)], [(n_est, n_trotter)],
-               ["fixed", "dynamic"], runs, 1, wall_s, rss_mb, 0,
-               kwargs.pop("poll_s", None), kwargs.pop("retry_failed", False),
-               None, kwargs.pop("q2_qpe", None), kwargs.pop("q2_opt", None),
-               kwargs.pop("vars", None), on_progress, fn)
-    if kwargs:
-        raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
-    return r
-
-
-def load_results(*dirs):
-    """``q2-profile merge``: the points of finished sweeps, as a SweepResult."""
-    return SweepResult(_q2.load_results([os.fspath(d) for d in dirs]))
+    options = _q2.SweepOptions(
+        runs=runs, wall_s=wall_s, rss_mb=rss_mb,
+        **_point_options(fn, hamiltonian, out_dir, n_est, n_trotter, molecule,
+                         n_terms, ["fixed", "dynamic"], kwargs))
+    return _run(fn, options, on_progress)
 
 
 def plot_sweep(sweep_dir, out=None, python=None):

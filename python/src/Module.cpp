@@ -1,25 +1,20 @@
 //===- Module.cpp - _q2: pybind11 bindings over the q2 libraries ----------===//
 //
 // Thin bindings: every function here calls one library entry point and
-// converts its arguments and results. Records cross as the JSON text the
-// libraries write (toJSONText), so the Python field names are the report's
-// and there is one writer. Errors map by their error code:
-//   invalid_argument -> ValueError, another errno -> OSError(errno, message)
-//   (Python picks FileExistsError, FileNotFoundError, ... from the errno),
-//   anything else -> RuntimeError.
-// Long calls release the GIL; those that run child processes (measure,
-// sweeps) run on a worker thread so that ^C cancels them as in q2-profile.
+// converts its arguments and results. Records are typed classes whose
+// properties are the keys of the libraries' field lists (Records.cpp);
+// measure and sweeps are in Orchestrator.cpp; errors map to Python
+// exceptions by their error code (Common.h). Long calls release the GIL.
 //
 //===----------------------------------------------------------------------===//
+#include "Common.h"
+#include "Records.h"
+
 #include "q2/Driver/Driver.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 #include "q2/InitQ2.h"
 #include "q2/Orchestrator/Compare.h"
-#include "q2/Orchestrator/Measure.h"
-#include "q2/Orchestrator/Sweep.h"
-#include "q2/Profiling/Memory.h"
 #include "q2/Profiling/Report.h"
-#include "q2/Profiling/Timeline.h"
 #include "q2/Profiling/Timing.h"
 #include "q2/QPE/ProgramRequest.h"
 #include "q2/QPE/QPEMetadata.h"
@@ -34,111 +29,17 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <csignal>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
 namespace py = pybind11;
 using namespace q2;
+using namespace q2py;
 namespace prof = q2::profiling;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Errors
-//===----------------------------------------------------------------------===//
-
-[[noreturn]] void raise(llvm::Error e) {
-  std::error_code code;
-  std::string msg;
-  llvm::handleAllErrors(std::move(e), [&](const llvm::ErrorInfoBase &info) {
-    if (!code)
-      code = info.convertToErrorCode();
-    msg += (msg.empty() ? "" : "\n") + info.message();
-  });
-  if (code == std::errc::invalid_argument)
-    throw py::value_error(msg);
-  if (code && (code.category() == std::generic_category() ||
-               code.category() == std::system_category())) {
-    // OSError(errno, message) becomes FileExistsError, FileNotFoundError,
-    // NotADirectoryError, ... by the errno.
-    py::object err =
-        py::module_::import("builtins").attr("OSError")(code.value(), msg);
-    PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(err.ptr())),
-                    err.ptr());
-    throw py::error_already_set();
-  }
-  throw std::runtime_error(msg);
-}
-
-template <class T> T unwrap(llvm::Expected<T> v) {
-  if (!v)
-    raise(v.takeError());
-  return std::move(*v);
-}
-
-void check(llvm::Error e) {
-  if (e)
-    raise(std::move(e));
-}
-
-/// Runs `fn` (which polls `cancel`) on a worker thread while this thread
-/// waits without the GIL and checks for signals: ^C sets `cancel`, the work
-/// stops as in q2-profile, and the KeyboardInterrupt is raised afterwards.
-template <class F>
-auto cancellable(std::atomic<bool> &cancel, std::atomic<int> &cancelSignal,
-                 F fn) -> decltype(fn()) {
-  using R = decltype(fn());
-  std::optional<R> result;
-  std::exception_ptr failure;
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread worker([&] {
-    try {
-      result.emplace(fn());
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    std::lock_guard<std::mutex> lock(m);
-    done = true;
-    cv.notify_all();
-  });
-  bool interrupted = false;
-  for (;;) {
-    {
-      py::gil_scoped_release release;
-      std::unique_lock<std::mutex> lock(m);
-      if (cv.wait_for(lock, std::chrono::milliseconds(50),
-                      [&] { return done; }))
-        break;
-    }
-    if (!interrupted && PyErr_CheckSignals() != 0) {
-      interrupted = true; // the KeyboardInterrupt stays pending
-      cancelSignal = SIGINT;
-      cancel = true;
-    }
-  }
-  {
-    py::gil_scoped_release release;
-    worker.join();
-  }
-  if (interrupted) {
-    if (result) // the Expected must be consumed before we leave
-      if (!*result)
-        llvm::consumeError(result->takeError());
-    throw py::error_already_set();
-  }
-  if (failure)
-    std::rethrow_exception(failure);
-  return std::move(*result);
-}
 
 //===----------------------------------------------------------------------===//
 // The compiler
@@ -344,357 +245,15 @@ struct PyCircuit {
   }
 };
 
-/// The report of a profiled compile or a sweep point, with the library's
-/// derived figures and tables.
-struct PyReport {
-  prof::ProfileReport report;
-};
-
-//===----------------------------------------------------------------------===//
-// Sweeps
-//===----------------------------------------------------------------------===//
-
-/// The results of a sweep (or of loadResults), kept typed for the library's
-/// tables.
-struct PyResults {
-  std::vector<orch::PointRecord> records;
-  std::vector<bool> skipped;
-  size_t ran = 0, skippedCount = 0, failed = 0;
-  bool cancelled = false;
-};
-
-py::dict progressDict(const orch::ProgressEvent &e) {
-  static const char *kinds[] = {"skipped", "started", "finished"};
-  py::dict d;
-  d["kind"] = kinds[e.kind];
-  d["key"] = e.point.key();
-  d["molecule"] = e.point.molecule;
-  d["mode"] = e.point.mode;
-  d["n_est"] = e.point.nEst;
-  d["n_trotter"] = e.point.nTrotter;
-  d["status"] = e.status;
-  d["done"] = e.done;
-  d["total"] = e.total;
-  d["running"] = e.running;
-  d["elapsed_s"] = e.elapsedS;
-  d["eta_s"] = e.etaS < 0 ? py::object(py::none()) : py::float_(e.etaS);
-  d["predicted_rss_mb"] = e.predictedRssMB;
-  return d;
-}
-
-/// A non-negative integer option: ValueError (not a failed cast) for a
-/// negative or non-integer value.
-unsigned unsignedArg(const py::dict &a, const char *name) {
-  py::object v = a[name];
-  if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
-    throw py::value_error(std::string(name) + " must be an integer");
-  long long n = v.cast<long long>();
-  if (n < 0 || n > UINT32_MAX)
-    throw py::value_error(std::string(name) + " must be between 0 and " +
-                          std::to_string(UINT32_MAX) + ", got " +
-                          std::to_string(n));
-  return unsigned(n);
-}
-
-orch::SweepSpec sweepSpec(const py::dict &a) {
-  orch::SweepSpec s;
-  s.outDir = a["out_dir"].cast<std::string>();
-  for (auto m : a["molecules"].cast<py::list>()) {
-    auto t = m.cast<py::tuple>();
-    if (t.size() != 3)
-      throw py::value_error("a molecule is (name, hamiltonian, n_terms)");
-    py::dict one;
-    one["n_terms"] = t[2];
-    s.molecules.push_back({t[0].cast<std::string>(), t[1].cast<std::string>(),
-                           unsignedArg(one, "n_terms")});
-  }
-  if (!a["grid"].is_none()) {
-    s.grid.clear();
-    for (auto g : a["grid"].cast<py::list>()) {
-      auto p = g.cast<py::tuple>();
-      if (p.size() != 2)
-        throw py::value_error("a grid point is (n_est, n_trotter)");
-      py::dict one;
-      one["n_est"] = p[0];
-      one["n_trotter"] = p[1];
-      s.grid.push_back({unsignedArg(one, "n_est"), unsignedArg(one, "n_trotter")});
-    }
-  }
-  s.modes = a["modes"].cast<std::vector<std::string>>();
-  s.vars = a["vars"].cast<std::map<std::string, std::string>>();
-  // None: the SweepSpec default (the one declaration of q2-profile's).
-  auto given = [&](const char *name) { return !a[name].is_none(); };
-  if (given("runs"))
-    s.runs = unsignedArg(a, "runs");
-  s.jobs = unsignedArg(a, "jobs");
-  if (given("wall_s"))
-    s.phase.wallBudgetS = a["wall_s"].cast<double>();
-  if (given("rss_mb"))
-    s.phase.rssBudgetMB = a["rss_mb"].cast<double>();
-  s.totalRssMB = a["total_rss_mb"].cast<double>();
-  if (given("poll_s"))
-    s.phase.pollS = a["poll_s"].cast<double>();
-  s.retryFailed = a["retry_failed"].cast<bool>();
-  s.only = a["only"].cast<std::vector<std::string>>();
-  if (s.runs == 0)
-    throw py::value_error("runs must be a positive integer");
-  if (s.jobs == 0)
-    throw py::value_error("jobs must be a positive integer");
-  return s;
-}
-
 } // namespace
 
 PYBIND11_MODULE(_q2, m) {
   m.doc() = "q2-opt's C++ libraries (use the q2 package, docs/python.md)";
 
-  //--- memory ---------------------------------------------------------------
-  m.def(
-      "take_snapshot_json",
-      [](const std::string &label, int pid, bool smaps) {
-        return prof::toJSONText(unwrap(prof::takeSnapshot(label, pid, smaps)));
-      },
-      py::arg("label"), py::arg("pid") = 0, py::arg("smaps") = false);
-  m.def(
-      "read_proc_status_json",
-      [](int pid) {
-        return prof::toJSONText(unwrap(prof::readProcStatus(pid)));
-      },
-      py::arg("pid") = 0);
-  m.def(
-      "read_smaps_rollup",
-      [](int pid) { return unwrap(prof::readSmapsRollup(pid)); },
-      py::arg("pid") = 0);
-  m.def(
-      "read_current_rss",
-      [](int pid) { return unwrap(prof::readCurrentRSS(pid)); },
-      py::arg("pid") = 0);
-  m.def(
-      "reset_peak_rss",
-      [](int pid) {
-        std::string why;
-        bool ok = prof::resetPeakRSS(pid, &why);
-        return py::make_tuple(ok, why);
-      },
-      py::arg("pid") = 0);
-  m.def("elapsed_seconds", &prof::elapsedSeconds);
-  m.def("process_cpu_seconds", &prof::processCPUSeconds);
-
-  py::class_<prof::TimelineSampler>(m, "Timeline")
-      .def(py::init([](int intervalMs, int pid, bool smapsAtPeaks) {
-             prof::TimelineSampler::Options o;
-             o.intervalMs = intervalMs;
-             o.pid = pid;
-             o.smapsAtPeaks = smapsAtPeaks;
-             // A thread: a timer signal would interrupt the interpreter's
-             // system calls (docs/python.md).
-             o.backend = prof::TimelineSampler::Options::Backend::Thread;
-             return unwrap(prof::TimelineSampler::create(o));
-           }),
-           py::arg("interval_ms"), py::arg("pid") = 0,
-           py::arg("smaps_at_peaks") = true)
-      .def("start", [](prof::TimelineSampler &t) { check(t.start()); })
-      .def("stop", &prof::TimelineSampler::stop,
-           py::call_guard<py::gil_scoped_release>())
-      .def("sample_now", &prof::TimelineSampler::sampleNow)
-      .def_property_readonly("running", &prof::TimelineSampler::running)
-      .def_property_readonly("sample_count",
-                             &prof::TimelineSampler::sampleCount)
-      .def(
-          "record_json",
-          [](const prof::TimelineSampler &t, bool withSamples) {
-            return prof::toJSONText(t.record(withSamples));
-          },
-          py::arg("with_samples") = true);
-
-  //--- timing ---------------------------------------------------------------
-  py::class_<prof::ScopedTimer>(m, "Timer")
-      .def(py::init([] {
-        return std::make_unique<prof::ScopedTimer>(
-            [](const prof::TimingSample &) {});
-      }))
-      .def("elapsed",
-           [](const prof::ScopedTimer &t) {
-             auto s = t.elapsed();
-             return py::make_tuple(s.wallS, s.cpuS);
-           })
-      .def("stop", [](prof::ScopedTimer &t) {
-        auto s = t.stop();
-        return py::make_tuple(s.wallS, s.cpuS);
-      });
-
-  py::class_<prof::Stats>(m, "Stats")
-      .def(py::init<>())
-      .def("add", &prof::Stats::add)
-      .def("count", &prof::Stats::count)
-      .def("total", &prof::Stats::total)
-      .def("mean", &prof::Stats::mean)
-      .def("min", &prof::Stats::min)
-      .def("max", &prof::Stats::max)
-      .def("median", &prof::Stats::median)
-      .def("stddev", &prof::Stats::stddev)
-      .def("samples", &prof::Stats::samples)
-      .def("summary", &prof::Stats::summary, py::arg("scale") = 1.0,
-           py::arg("unit") = "")
-      .def("record_json",
-           [](const prof::Stats &s) { return prof::toJSONText(s.record()); });
-
-  //--- processes ------------------------------------------------------------
-  m.def(
-      "measure_json",
-      [](std::vector<std::string> argv, std::string outDir, double wallS,
-         double rssMB, std::string cwd,
-         std::vector<std::pair<std::string, std::string>> env,
-         std::optional<double> pollS, std::optional<double> killGraceS) {
-        orch::MeasureOptions o;
-        o.argv = std::move(argv);
-        o.outDir = std::move(outDir);
-        o.wallBudgetS = wallS;
-        o.rssBudgetMB = rssMB;
-        o.cwd = std::move(cwd);
-        o.env = std::move(env);
-        o.pollS = pollS.value_or(o.pollS); // None: MeasureBudget's default
-        o.killGraceS = killGraceS.value_or(o.killGraceS);
-        // Refusals before any thread or process exists.
-        check(orch::validateMeasureOptions(o));
-        std::atomic<bool> cancel{false};
-        std::atomic<int> sig{0};
-        o.cancel = &cancel;
-        o.cancelSignal = &sig;
-        auto r = cancellable(cancel, sig, [&] { return orch::measure(o); });
-        return orch::toJSONText(unwrap(std::move(r)));
-      },
-      py::arg("argv"), py::arg("out_dir"), py::arg("wall_s"), py::arg("rss_mb"),
-      py::arg("cwd") = "",
-      py::arg("env") = std::vector<std::pair<std::string, std::string>>{},
-      py::arg("poll_s") = 0.010, py::arg("kill_grace_s") = 1.0);
-
-  //--- sweeps ---------------------------------------------------------------
-  m.def("examples_dir_for",
-        [](const std::string &exe) { return orch::examplesDirFor(exe); });
-  m.def("default_molecule", [](const std::string &examplesDir) {
-    orch::Molecule mol = unwrap(orch::defaultMolecule(examplesDir));
-    return py::make_tuple(mol.name, mol.hamiltonian, mol.nTerms);
-  });
-  m.def("default_h2_grid", [] {
-    std::vector<std::pair<unsigned, unsigned>> g;
-    for (const auto &p : orch::defaultH2Grid())
-      g.push_back({p.nEst, p.nTrotter});
-    return g;
-  });
-  m.def("parse_grid", [](const std::string &text) {
-    std::vector<std::pair<unsigned, unsigned>> g;
-    for (const auto &p : unwrap(orch::parseGrid(text)))
-      g.push_back({p.nEst, p.nTrotter});
-    return g;
-  });
-
-  py::class_<PyResults>(m, "Results")
-      .def_property_readonly("records_json",
-                             [](const PyResults &r) {
-                               std::vector<std::string> out;
-                               for (const auto &p : r.records)
-                                 out.push_back(orch::toJSONText(p, -1));
-                               return out;
-                             })
-      .def_readonly("skipped", &PyResults::skipped)
-      .def_readonly("ran", &PyResults::ran)
-      .def_readonly("skipped_count", &PyResults::skippedCount)
-      .def_readonly("failed", &PyResults::failed)
-      .def_readonly("cancelled", &PyResults::cancelled)
-      .def("summary_csv",
-           [](const PyResults &r) { return orch::summaryCsv(r.records); })
-      .def("summary_table",
-           [](const PyResults &r) { return orch::summaryTable(r.records); })
-      .def("compile_seconds",
-           [](const PyResults &r) {
-             std::vector<std::optional<double>> out;
-             for (const auto &p : r.records)
-               out.push_back(p.compileSeconds());
-             return out;
-           })
-      .def("write_results", [](const PyResults &r, const std::string &path) {
-        check(orch::writeResults(path, r.records));
-      });
-
-  // One sweep (run_single_profile, run_both_modes and run_sweep are sweeps
-  // restricted to their points, as in q2-profile run/sweep).
-  m.def(
-      "run_sweep",
-      [](const py::dict &args, py::object onProgress) {
-        orch::SweepSpec spec = sweepSpec(args);
-        check(orch::validateSweepSpec(spec));
-        std::atomic<bool> cancel{false};
-        std::atomic<int> sig{0};
-        spec.cancel = &cancel;
-        spec.cancelSignal = &sig;
-        std::optional<py::error_already_set> callbackError;
-        orch::ProgressCallback progress;
-        if (!onProgress.is_none())
-          progress = [&](const orch::ProgressEvent &e) {
-            py::gil_scoped_acquire gil;
-            if (callbackError)
-              return;
-            try {
-              onProgress(progressDict(e));
-            } catch (py::error_already_set &err) {
-              // The sweep stops as if interrupted; the error is raised
-              // once it has.
-              callbackError.emplace(std::move(err));
-              cancel = true;
-            }
-          };
-        auto sum = cancellable(cancel, sig,
-                               [&] { return orch::runSweep(spec, progress); });
-        if (callbackError) {
-          if (!sum)
-            llvm::consumeError(sum.takeError());
-          throw std::move(*callbackError);
-        }
-        orch::SweepSummary s = unwrap(std::move(sum));
-        auto out = std::make_unique<PyResults>();
-        for (auto &p : s.points) {
-          out->skipped.push_back(p.skipped);
-          out->records.push_back(std::move(p.record));
-        }
-        out->ran = s.ran;
-        out->skippedCount = s.skipped;
-        out->failed = s.failed;
-        out->cancelled = s.cancelled;
-        return out;
-      },
-      py::arg("args"), py::arg("on_progress") = py::none());
-
-  m.def("load_results", [](std::vector<std::string> dirs) {
-    auto out = std::make_unique<PyResults>();
-    out->records = unwrap(orch::loadResults(dirs));
-    out->skipped.assign(out->records.size(), true);
-    return out;
-  });
-
-  //--- reports --------------------------------------------------------------
-  py::class_<PyReport>(m, "Report")
-      .def("json", [](const PyReport &r) { return prof::toJSONText(r.report); })
-      .def("compile_seconds",
-           [](const PyReport &r) { return r.report.compileSeconds(); })
-      .def("compile_peak_rss",
-           [](const PyReport &r) { return r.report.compilePeakRSS(); })
-      .def("stage_table",
-           [](const PyReport &r) {
-             return prof::formatStageTable(r.report.phaseB.stages);
-           })
-      .def(
-          "pass_table",
-          [](const PyReport &r, size_t top) {
-            return prof::formatPassTable(r.report.phaseB.passes, top);
-          },
-          py::arg("top") = 20)
-      .def("write", [](const PyReport &r, const std::string &path) {
-        check(prof::writeReport(path, r.report));
-      });
-  m.def("read_report", [](const std::string &path) {
-    return std::make_unique<PyReport>(PyReport{unwrap(prof::readReport(path))});
-  });
+  // Records, memory, timing, reports (Records.cpp); measure and sweeps
+  // (Orchestrator.cpp).
+  q2py::bindRecords(m);
+  q2py::bindOrchestrator(m);
 
   //--- compare (q2-profile compare) ------------------------------------------
   m.def(
@@ -714,18 +273,23 @@ PYBIND11_MODULE(_q2, m) {
       py::arg("gate_passes"), py::arg("allow_different_program"));
 
   //--- IR -------------------------------------------------------------------
-  m.def("analyze_ir_stages", [](const std::string &dir) {
-    std::optional<llvm::Expected<std::vector<driver::StageIR>>> r;
-    {
-      py::gil_scoped_release release;
-      r.emplace(driver::analyzeIRStages(dir, registry()));
-    }
-    std::vector<driver::StageIR> stages = unwrap(std::move(*r));
-    std::vector<std::tuple<std::string, uint64_t, uint64_t, uint64_t>> out;
-    for (const auto &s : stages)
-      out.emplace_back(s.stage, s.ir.bytes, s.ir.lines, s.ir.ops);
-    return out;
-  });
+  m.def(
+      "analyze_ir_stages",
+      [](PathArg dir) {
+        std::optional<llvm::Expected<std::vector<driver::StageIR>>> r;
+        {
+          py::gil_scoped_release release;
+          r.emplace(driver::analyzeIRStages(dir.path, registry()));
+        }
+        std::vector<driver::StageIR> stages = unwrap(std::move(*r));
+        std::vector<std::tuple<std::string, uint64_t, uint64_t, uint64_t>> out;
+        for (const auto &s : stages)
+          out.emplace_back(s.stage, s.ir.bytes, s.ir.lines, s.ir.ops);
+        return out;
+      },
+      py::arg("ir_dir"),
+      "[(stage, bytes, lines, ops), ...] for the files of an --ir-dir "
+      "directory (0_Input.mlir .. 6_ObjectCode.o), as in the report's ir.");
 
   //--- compile once, call many ----------------------------------------------
   m.def(

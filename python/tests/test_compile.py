@@ -122,7 +122,7 @@ def test_call_releases_the_gil(h2):
 def test_compile_fixed_program_text_and_file(tmp_path, h2_path):
     text = q2.build_program(h2_path, n_est=3, n_trotter=1, mode="fixed")
     assert "qpe.metadata = #qpe.metadata<" in text
-    r = q2.compile(text, profile=False)
+    r = q2.compile(text=text, profile=False)
     assert r.report is None and r.stages == []
     probs, energy = r()
     assert probs.shape == (8,)
@@ -146,7 +146,7 @@ def test_compile_errors(tmp_path, h2_path):
     with pytest.raises(FileNotFoundError):
         q2.compile(str(tmp_path / "missing.FCIDUMP"))
     with pytest.raises(RuntimeError):
-        q2.compile("module {\n}\n")  # not a QPE program
+        q2.compile(text="module {\n}\n")  # not a QPE program
 
 
 def test_ir_dir_and_analyze_ir_stages(tmp_path, h2_path):
@@ -228,4 +228,4 @@ def test_program_option_refusals(h2_path):
     # A program is compiled as it is: program options are refused.
     text = q2.build_program(h2_path, n_est=2, n_trotter=1)
     with pytest.raises(ValueError, match="n_est act"):
-        q2.compile(text, n_est=3)
+        q2.compile(text=text, n_est=3)

@@ -48,12 +48,12 @@ def test_non_finite_coefficients_are_value_errors(h2, bad):
 @pytest.mark.parametrize("level", [0, 2])
 def test_dynamic_gate_table_index_is_a_runtime_error(level):
     # Regression: at opt_level 0 this segfaulted the interpreter.
-    c = q2.compile(GATE_TABLE.replace("PARAM", "2"), profile=False,
+    c = q2.compile(text=GATE_TABLE.replace("PARAM", "2"), profile=False,
                    opt_level=level)
     with pytest.raises(RuntimeError, match="parameter index 2 is out of "
                                            "range for 2 parameter"):
         c()
-    ok = q2.compile(GATE_TABLE.replace("PARAM", "1"), profile=False,
+    ok = q2.compile(text=GATE_TABLE.replace("PARAM", "1"), profile=False,
                     opt_level=level)
     probs, _ = ok()
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
@@ -64,7 +64,7 @@ def test_max_qubits_stays_per_circuit(h2_path):
     # earlier 7-qubit one fail (the runtime's limit is process-wide).
     big = q2.compile(h2_path, n_est=3, n_trotter=1, profile=False)
     assert big.metadata.n_qubits == 7
-    small = q2.compile(GATE_TABLE.replace("PARAM", "1"), profile=False,
+    small = q2.compile(text=GATE_TABLE.replace("PARAM", "1"), profile=False,
                        max_qubits=5)
     probs, _ = big()
     assert probs.sum() == pytest.approx(1.0, abs=1e-9)

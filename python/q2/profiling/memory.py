@@ -285,7 +285,90 @@ def _interval(fn, interval_s):
     return v
 
 
-class MemoryTimeline:
+class _PeakSampler:
+    """The sampling loop of MemoryTimeline and ParentSideMonitor: a daemon
+    thread calls ``_sample()`` every ``interval_s`` until stop() or until
+    it returns False (the process is gone); ``_peak_grew(rss_mb)`` keeps the
+    RSS peak and captures the process's smaps_rollup as it grows (each read
+    walks the page tables: only when the peak grew by 4 MB and 5 % since the
+    last capture)."""
+
+    def __init__(self, fn, pid, interval_s):
+        self.interval_s = _interval(fn, interval_s)
+        self._pid = pid
+        self._thread = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._reset_peak()
+
+    def _reset_peak(self):
+        self._peak_mb, self._smaps, self._smaps_rss = 0.0, {}, 0.0
+
+    def _peak_grew(self, rss_mb):
+        """Records an RSS sample (MB; call with self._lock held): (whether
+        it is a new peak, whether to capture smaps_rollup for it)."""
+        if rss_mb <= self._peak_mb:
+            return False, False
+        self._peak_mb = rss_mb
+        return True, rss_mb > self._smaps_rss + max(4.0,
+                                                    0.05 * self._smaps_rss)
+
+    def _capture(self, rss_mb):
+        """Reads smaps_rollup for a new peak (outside the lock)."""
+        try:
+            sm = _read_kb_lines(_proc(self._pid, "smaps_rollup"))
+        except OSError:
+            return
+        with self._lock:
+            self._smaps, self._smaps_rss = sm, rss_mb
+
+    def _run(self):
+        try:
+            while not self._stop.wait(self.interval_s):
+                if self._sample() is False:
+                    return
+        except OSError:
+            pass
+
+    def start(self):
+        """Starts sampling (a first sample now). RuntimeError if running."""
+        if self._thread is not None:
+            raise RuntimeError(f"{type(self).__name__}: already running")
+        self._stop.clear()
+        self._begin()
+        self._t0 = time.monotonic()
+        self._sample()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=self._thread_name)
+        self._thread.start()
+        return self
+
+    def stop(self):
+        """Takes a last sample (if the process is still there) and stops.
+        Idempotent."""
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        self._end()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    @property
+    def peak_smaps(self):
+        """smaps_rollup (MB) captured at the RSS peak (the last capture
+        below or at it)."""
+        with self._lock:
+            return dict(self._smaps)
+
+
+class MemoryTimeline(_PeakSampler):
     """Samples this process's RSS (and C/C++ heap) every ``interval_s`` on
     a daemon thread; captures smaps_rollup as the RSS peak grows.
 
@@ -298,108 +381,57 @@ class MemoryTimeline:
     ``heap_peak_mb``; ``start_time``: time.time() at start(). The sample
     lists' own memory is subtracted from the heap figures."""
 
+    _thread_name = "q2-memory-timeline"
+
     def __init__(self, interval_s=0.1):
-        self.interval_s = _interval("MemoryTimeline", interval_s)
+        super().__init__("MemoryTimeline", "self", interval_s)
         self.samples = []
         self.heap_samples = []
         self.peak_t_s = 0.0
         self.heap_peak_mb = 0.0
         self.start_time = None
-        self._peak = 0
-        self._smaps = {}
-        self._smaps_rss = 0
-        self._thread = None
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
 
     def _own_bytes(self):
         import sys
         return sys.getsizeof(self.samples) + sys.getsizeof(self.heap_samples)
 
-    def _sample(self, statm):
+    def _sample(self):
         t = time.monotonic() - self._t0
-        rss = statm.rss_bytes()
+        rss = self._statm.rss_bytes() / MB
         heap = _heap_bytes(self._own_bytes())
-        capture = False
         with self._lock:
-            self.samples.append((t, rss / MB))
+            self.samples.append((t, rss))
             if heap is not None:
                 self.heap_samples.append((t, heap / MB))
                 self.heap_peak_mb = max(self.heap_peak_mb, heap / MB)
-            if rss > self._peak:
-                self._peak, self.peak_t_s = rss, t
-                # Each read walks the page tables: only when the peak grew
-                # by 4 MB and 5 % since the last capture.
-                capture = rss > self._smaps_rss + max(4 << 20,
-                                                      0.05 * self._smaps_rss)
+            peak, capture = self._peak_grew(rss)
+            if peak:
+                self.peak_t_s = t
         if capture:
-            try:
-                sm = _read_kb_lines("/proc/self/smaps_rollup")
-            except OSError:
-                sm = None
-            if sm is not None:
-                with self._lock:
-                    self._smaps, self._smaps_rss = sm, rss
+            self._capture(rss)
 
-    def _run(self, statm):
-        try:
-            while not self._stop.wait(self.interval_s):
-                self._sample(statm)
-        except OSError:
-            pass
-
-    def start(self):
-        """Starts sampling (a first sample now). RuntimeError if running."""
-        if self._thread is not None:
-            raise RuntimeError("MemoryTimeline: already running")
+    def _begin(self):
         self.samples, self.heap_samples = [], []
-        self._peak, self._smaps, self._smaps_rss = 0, {}, 0
+        self._reset_peak()
         self.heap_peak_mb = 0.0
-        self._stop.clear()
         self.start_time = time.time()
-        self._t0 = time.monotonic()
         self._statm = _Statm("self")
-        self._sample(self._statm)
-        self._thread = threading.Thread(target=self._run, args=(self._statm,),
-                                        name="q2-memory-timeline", daemon=True)
-        self._thread.start()
-        return self
 
-    def stop(self):
-        """Takes a last sample and stops. Idempotent."""
-        if self._thread is None:
-            return
-        self._stop.set()
-        self._thread.join()
-        self._thread = None
+    def _end(self):
         try:
-            self._sample(self._statm)
+            self._sample()
         finally:
             self._statm.close()
 
     def sample_now(self):
         """One extra sample now (e.g. at a point of interest)."""
         if self._thread is not None:
-            self._sample(self._statm)
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-        return False
+            self._sample()
 
     @property
     def peak(self):
         """Highest RSS sample, MB."""
-        return self._peak / MB
-
-    @property
-    def peak_smaps(self):
-        """smaps_rollup (MB) captured at the RSS peak (the last capture
-        below or at it)."""
-        with self._lock:
-            return dict(self._smaps)
+        return self._peak_mb
 
     def heap_peak_between(self, t0_unix, t1_unix):
         """Highest heap sample (MB) taken between two time.time() values,
@@ -409,7 +441,7 @@ class MemoryTimeline:
         return max(vals) if vals else None
 
 
-class ParentSideMonitor:
+class ParentSideMonitor(_PeakSampler):
     """Watches another process (a child) from outside through
     /proc/<pid>/status: ``peak_rss_mb`` (highest VmRSS sample),
     ``peak_hwm_mb`` (the kernel's VmHWM, exact), ``peak_smaps``
@@ -420,82 +452,40 @@ class ParentSideMonitor:
         pid = check_pid("ParentSideMonitor", pid)
         if pid == "self":
             pid = os.getpid()
+        super().__init__("ParentSideMonitor", pid, interval_s)
         self.pid = pid
-        self.interval_s = _interval("ParentSideMonitor", interval_s)
-        self.peak_rss_mb = 0.0
+        self._thread_name = f"q2-monitor-{pid}"
         self.peak_hwm_mb = 0.0
         self.samples = []
         self.exited = False
-        self._smaps = {}
-        self._smaps_rss = 0.0
-        self._thread = None
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
+
+    @property
+    def peak_rss_mb(self):
+        return self._peak_mb
 
     def _sample(self):
         try:
             st = _read_kb_lines(_proc(self.pid, "status"))
         except OSError:
-            self.exited = True
-            return False
-        if "VmRSS" not in st:  # a zombie: exited, not yet reaped
+            st = {}
+        if "VmRSS" not in st:  # gone, or a zombie: exited, not yet reaped
             self.exited = True
             return False
         rss, hwm = st["VmRSS"], st.get("VmHWM", 0.0)
-        capture = False
         with self._lock:
             self.samples.append((time.monotonic() - self._t0, rss))
             self.peak_hwm_mb = max(self.peak_hwm_mb, hwm)
-            if rss > self.peak_rss_mb:
-                self.peak_rss_mb = rss
-                capture = rss > self._smaps_rss + max(4.0, 0.05 *
-                                                      self._smaps_rss)
+            _, capture = self._peak_grew(rss)
         if capture:
-            try:
-                sm = _read_kb_lines(_proc(self.pid, "smaps_rollup"))
-                with self._lock:
-                    self._smaps, self._smaps_rss = sm, rss
-            except OSError:
-                pass
+            self._capture(rss)
         return True
 
-    def _run(self):
-        while not self._stop.wait(self.interval_s):
-            if not self._sample():
-                return
+    def _begin(self):
+        pass
 
-    def start(self):
-        if self._thread is not None:
-            raise RuntimeError("ParentSideMonitor: already running")
-        self._t0 = time.monotonic()
-        self._stop.clear()
-        self._sample()
-        self._thread = threading.Thread(target=self._run, daemon=True,
-                                        name=f"q2-monitor-{self.pid}")
-        self._thread.start()
-        return self
-
-    def stop(self):
-        """Takes a last sample if the process is still there, stops."""
-        if self._thread is None:
-            return
-        self._stop.set()
-        self._thread.join()
-        self._thread = None
+    def _end(self):
         if not self.exited:
             self._sample()
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-        return False
-
-    @property
-    def peak_smaps(self):
-        with self._lock:
-            return dict(self._smaps)
 
     def to_dict(self):
         return {"pid": self.pid, "peak_rss_mb": self.peak_rss_mb,
