@@ -4,6 +4,8 @@
 
 #include "q2/Support/FileIO.h"
 
+#include "SizePrinter.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -261,6 +263,10 @@ struct IRMetricsCache::Impl {
                  !f.shouldUseNameLocAsPrefix() && !opts.alsoWriteTo;
     localFlags = f;
     localFlags.useLocalScope();
+    fastSizes = detail::sizePrinterSupports(f) && f.shouldAssumeVerified() &&
+                !opts.alsoWriteTo;
+    if (const char *v = std::getenv("Q2_IR_METRICS_VERIFY"))
+      verifyFast = llvm::StringRef(v) == "1";
   }
 
   // --- state of the context the cache last saw -----------------------------
@@ -276,6 +282,7 @@ struct IRMetricsCache::Impl {
         std::make_unique<mlir::DialectInterfaceCollection<
             mlir::OpAsmDialectInterface>>(c);
     aliasMemo.clear();
+    sizeMemo.reset();
     entries.clear();
     order.clear();
     top = nullptr;
@@ -379,11 +386,37 @@ struct IRMetricsCache::Impl {
     // A state of the op's own: Operation::print(os, flags) would number the
     // values of the whole module for an op that is not isolated from above.
     mlir::AsmState state(op, localFlags);
+    e.printed = true;
+    if (fastSizes && op->getParentOp()) {
+      if (!sizeMemo)
+        sizeMemo = std::make_unique<detail::PrintedSizeMemo>(ctx, localFlags);
+      uint64_t bytes = 0, newlines = 0;
+      if (detail::countPrintedSize(op, state, localFlags, *sizeMemo, bytes,
+                                   newlines)) {
+        ++stats.sizeCounts;
+        e.bytes = bytes;
+        e.newlines = newlines;
+        if (!verifyFast)
+          return;
+        CountingOStream os;
+        op->print(os, state);
+        if (os.bytes() != bytes || os.lines() != newlines) {
+          ++stats.sizeMismatches;
+          llvm::errs() << "q2 IR metrics: size count of '"
+                       << op->getName().getStringRef() << "' is " << bytes
+                       << " bytes, " << newlines << " newlines; MLIR prints "
+                       << os.bytes() << " bytes, " << os.lines()
+                       << " newlines\n";
+          e.bytes = os.bytes();
+          e.newlines = os.lines();
+        }
+        return;
+      }
+    }
     CountingOStream os;
     op->print(os, state);
     e.bytes = os.bytes();
     e.newlines = os.lines();
-    e.printed = true;
     ++stats.opPrints;
   }
   /// The entry of `op` with its hash checked; `needPrint`: bytes too.
@@ -549,6 +582,11 @@ struct IRMetricsCache::Impl {
   const IRMetricsOptions &opts;
   bool composable = false;
   mlir::OpPrintingFlags localFlags;
+  /// Count top-level ops with the size printer (SizePrinter.h) instead of
+  /// printing them; Q2_IR_METRICS_VERIFY=1 prints them too and compares.
+  bool fastSizes = false;
+  bool verifyFast = false;
+  std::unique_ptr<detail::PrintedSizeMemo> sizeMemo;
   Hasher hasher;
   llvm::DenseMap<mlir::Operation *, Entry> entries;
 

@@ -134,6 +134,8 @@ public:
   struct Stats {
     uint64_t unchanged = 0;  ///< measures answered without printing
     uint64_t opPrints = 0;   ///< ops printed on their own
+    uint64_t sizeCounts = 0; ///< ops counted by the size printer
+    uint64_t sizeMismatches = 0; ///< Q2_IR_METRICS_VERIFY: counts != print
     uint64_t fullPrints = 0; ///< whole-module prints (fallback)
   };
   const Stats &stats() const;
