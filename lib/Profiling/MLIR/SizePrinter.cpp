@@ -35,9 +35,11 @@ class CountStream : public llvm::raw_ostream {
 public:
   CountStream() { SetUnbuffered(); }
   uint64_t bytes = 0, newlines = 0;
+  bool aliased = false;
   void add(PrintedSizeMemo::Size s) {
     bytes += s.bytes;
     newlines += s.newlines;
+    aliased |= s.aliased;
   }
 
 private:
@@ -238,6 +240,11 @@ public:
         defaultDialectStack.push_back(iface.getDefaultDialect());
       else
         defaultDialectStack.push_back("");
+      // The module's alias initializer visits every block argument's type,
+      // printed or not.
+      for (Block &b : region)
+        for (BlockArgument a : b.getArguments())
+          os.aliased |= memo.of(a.getType()).aliased;
       Block *entry = &region.front();
       bool header = (printEmptyBlock && entry->empty()) ||
                     (printEntryBlockArgs && entry->getNumArguments() != 0);
@@ -403,17 +410,26 @@ PrintedSizeMemo::~PrintedSizeMemo() = default;
 
 PrintedSizeMemo::Size PrintedSizeMemo::of(Type t) {
   auto [it, inserted] = types.try_emplace(t.getAsOpaquePointer());
-  if (inserted)
-    it->second = measureText([&](raw_ostream &os) { t.print(os, *state); });
+  if (inserted) {
+    Size size =
+        measureText([&](raw_ostream &os) { t.print(os, *state); });
+    size.aliased = typeAliased && typeAliased(t);
+    it = types.find(t.getAsOpaquePointer()); // (the map may have grown)
+    it->second = size;
+  }
   return it->second;
 }
 
 PrintedSizeMemo::Size PrintedSizeMemo::of(Attribute a, bool elideType) {
   auto &map = elideType ? attrsNoType : attrs;
   auto [it, inserted] = map.try_emplace(a.getAsOpaquePointer());
-  if (inserted)
-    it->second = measureText(
+  if (inserted) {
+    Size size = measureText(
         [&](raw_ostream &os) { a.print(os, *state, elideType); });
+    size.aliased = attrAliased && attrAliased(a);
+    it = map.find(a.getAsOpaquePointer());
+    it->second = size;
+  }
   return it->second;
 }
 
@@ -427,7 +443,8 @@ bool q2::profiling::detail::countPrintedSize(Operation *op, AsmState &state,
                                              const OpPrintingFlags &flags,
                                              PrintedSizeMemo &memo,
                                              uint64_t &bytes,
-                                             uint64_t &newlines) {
+                                             uint64_t &newlines,
+                                             bool &aliased) {
   if (!sizePrinterSupports(flags) || !op->getParentOp())
     return false;
   // Verification (which may switch to the generic form) is not replicated.
@@ -440,5 +457,6 @@ bool q2::profiling::detail::countPrintedSize(Operation *op, AsmState &state,
     return false;
   bytes = os.bytes;
   newlines = os.newlines;
+  aliased = os.aliased;
   return true;
 }

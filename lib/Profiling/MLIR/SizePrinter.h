@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace mlir {
@@ -43,7 +44,13 @@ public:
   ~PrintedSizeMemo();
   struct Size {
     uint32_t bytes = 0, newlines = 0;
+    /// The module printer would print it (or part of it) as an alias.
+    bool aliased = false;
   };
+  /// Set by the owner: whether a type / attribute is aliased at module
+  /// level (asked once per uniqued value).
+  std::function<bool(mlir::Type)> typeAliased;
+  std::function<bool(mlir::Attribute)> attrAliased;
   Size of(mlir::Type t);
   Size of(mlir::Attribute a, bool elideType);
   mlir::DialectInterfaceCollection<mlir::OpAsmDialectInterface> &interfaces() {
@@ -61,10 +68,12 @@ private:
 /// Bytes and '\n's of `op->print(os, state)` for `op` nested in a module and
 /// `state` an AsmState of `op` with `flags` (local scope). False when the
 /// op uses something not replicated here (nothing is counted then).
+/// `aliased`: a type or attribute the module printer would see in `op` (what
+/// is printed, and all block argument types) is aliased at module level.
 bool countPrintedSize(mlir::Operation *op, mlir::AsmState &state,
                       const mlir::OpPrintingFlags &flags,
                       PrintedSizeMemo &memo, uint64_t &bytes,
-                      uint64_t &newlines);
+                      uint64_t &newlines, bool &aliased);
 
 /// Whether countPrintedSize can ever succeed with these flags.
 bool sizePrinterSupports(const mlir::OpPrintingFlags &flags);
