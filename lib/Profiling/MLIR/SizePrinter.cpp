@@ -29,25 +29,35 @@ using namespace q2::profiling::detail;
 
 namespace {
 
-/// Counts bytes and '\n's; unbuffered (the writes are small and counted
-/// where they happen).
+/// Counts bytes and '\n's. Buffered in a member array: most writes of the
+/// printers are a few characters, which then take raw_ostream's inline path.
 class CountStream : public llvm::raw_ostream {
 public:
-  CountStream() { SetUnbuffered(); }
-  uint64_t bytes = 0, newlines = 0;
+  CountStream() { SetBuffer(buffer, sizeof(buffer)); }
+  ~CountStream() override { flush(); }
   bool aliased = false;
   void add(PrintedSizeMemo::Size s) {
-    bytes += s.bytes;
-    newlines += s.newlines;
+    added += s.bytes;
+    addedNewlines += s.newlines;
     aliased |= s.aliased;
+  }
+  uint64_t bytes() {
+    flush();
+    return written + added;
+  }
+  uint64_t newlines() {
+    flush();
+    return writtenNewlines + addedNewlines;
   }
 
 private:
   void write_impl(const char *ptr, size_t size) override {
-    bytes += size;
-    newlines += uint64_t(std::count(ptr, ptr + size, '\n'));
+    written += size;
+    writtenNewlines += uint64_t(std::count(ptr, ptr + size, '\n'));
   }
-  uint64_t current_pos() const override { return bytes; }
+  uint64_t current_pos() const override { return written; }
+  char buffer[4096];
+  uint64_t written = 0, writtenNewlines = 0, added = 0, addedNewlines = 0;
 };
 
 /// A small stream for names (printAsOperand writes into it).
@@ -396,7 +406,7 @@ private:
 PrintedSizeMemo::Size measureText(llvm::function_ref<void(raw_ostream &)> fn) {
   CountStream os;
   fn(os);
-  return {uint32_t(os.bytes), uint32_t(os.newlines)};
+  return {uint32_t(os.bytes()), uint32_t(os.newlines()), false};
 }
 
 } // namespace
@@ -455,8 +465,8 @@ bool q2::profiling::detail::countPrintedSize(Operation *op, AsmState &state,
   printer.printFullOpWithIndent(op);
   if (printer.unsupported)
     return false;
-  bytes = os.bytes;
-  newlines = os.newlines;
+  bytes = os.bytes();
+  newlines = os.newlines();
   aliased = os.aliased;
   return true;
 }
