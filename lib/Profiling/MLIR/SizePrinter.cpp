@@ -89,8 +89,8 @@ void keywordOrString(llvm::StringRef keyword, llvm::raw_ostream &os) {
   os << '"';
 }
 
-/// Thrown-free bail-out: set `unsupported` and keep going (the count is
-/// discarded).
+/// The counting OpAsmPrinter. Anything it does not mirror sets
+/// `unsupported` and printing goes on (the count is then discarded).
 class SizeOpPrinter final : public OpAsmPrinter {
 public:
   SizeOpPrinter(CountStream &os, AsmState &state, PrintedSizeMemo &memo,
