@@ -134,14 +134,18 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
                       .str();
   }
   case Stage::Bufferization:
+    // q2-order-constant-globals right after the pass that creates the
+    // globals: every later pass (and its --keep-intermediate=pass file and
+    // per-pass IR figures) then sees the same IR in every run.
     return "one-shot-bufferize{bufferize-function-boundaries "
            "function-boundary-type-conversion=identity-layout-map},"
+           "q2-order-constant-globals,"
            "buffer-results-to-out-params{hoist-static-allocs "
            "modify-public-functions},"
            "func.func(ownership-based-buffer-deallocation),"
            "buffer-deallocation-simplification,"
            "bufferization-lower-deallocations,canonicalize,cse,"
-           "func.func(convert-linalg-to-loops),q2-order-constant-globals";
+           "func.func(convert-linalg-to-loops)";
   case Stage::LLVMDialect:
     return "func.func(convert-scf-to-cf),convert-quantum-to-llvm,"
            "convert-arith-to-llvm,convert-math-to-llvm,"

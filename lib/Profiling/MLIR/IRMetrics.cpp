@@ -4,6 +4,8 @@
 
 #include "q2/Support/FileIO.h"
 
+#include "SizePrinter.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -174,11 +176,30 @@ void addHistogram(std::map<std::string, uint64_t> &out, const Histogram &h) {
 /// hashed where those are defined.
 class Hasher {
 public:
-  Hash ofTree(mlir::Operation *top) {
+  /// Also counts the ops of the tree by dialect into `ops`/`histogram`
+  /// (the same walk; runs of ops of one dialect are the common case).
+  Hash ofTree(mlir::Operation *top, uint64_t &ops, Histogram &histogram) {
     words.clear();
+    ops = 0;
+    histogram.clear();
+    llvm::StringRef lastDialect;
+    uint64_t run = 0;
     top->walk<mlir::WalkOrder::PreOrder>([&](mlir::Operation *op) {
       addOp(op);
+      ++ops;
+      llvm::StringRef d = dialectOf(op);
+      if (run && d.data() == lastDialect.data() &&
+          d.size() == lastDialect.size()) {
+        ++run;
+      } else {
+        if (run)
+          addTo(histogram, lastDialect, run);
+        lastDialect = d;
+        run = 1;
+      }
     });
+    if (run)
+      addTo(histogram, lastDialect, run);
     return get();
   }
   /// The op alone (a module: its header line).
@@ -240,11 +261,11 @@ struct IRMetricsCache::Impl {
   /// Figures of one op printed on its own, in its local scope.
   struct Entry {
     Hash hash{};
-    bool counted = false; ///< ops, histogram, aliased are set
-    bool printed = false; ///< bytes, newlines are set
+    uint64_t ops = 0;     ///< set with the hash
+    Histogram histogram;  ///< set with the hash
+    bool aliasKnown = false; ///< aliased is set
+    bool printed = false;    ///< bytes, newlines are set
     bool aliased = false; ///< uses an attribute/type the module would alias
-    uint64_t ops = 0;
-    Histogram histogram;
     uint64_t bytes = 0;    ///< without a trailing newline
     uint64_t newlines = 0; ///< '\n's in those bytes
   };
@@ -261,6 +282,10 @@ struct IRMetricsCache::Impl {
                  !f.shouldUseNameLocAsPrefix() && !opts.alsoWriteTo;
     localFlags = f;
     localFlags.useLocalScope();
+    fastSizes = detail::sizePrinterSupports(f) && f.shouldAssumeVerified() &&
+                !opts.alsoWriteTo;
+    if (const char *v = std::getenv("Q2_IR_METRICS_VERIFY"))
+      verifyFast = llvm::StringRef(v) == "1";
   }
 
   // --- state of the context the cache last saw -----------------------------
@@ -276,6 +301,7 @@ struct IRMetricsCache::Impl {
         std::make_unique<mlir::DialectInterfaceCollection<
             mlir::OpAsmDialectInterface>>(c);
     aliasMemo.clear();
+    sizeMemo.reset();
     entries.clear();
     order.clear();
     top = nullptr;
@@ -349,53 +375,89 @@ struct IRMetricsCache::Impl {
   }
 
   // --- one op --------------------------------------------------------------
-  void count(mlir::Operation *op, Entry &e) {
-    e.ops = 0;
-    e.histogram.clear();
+  /// Whether the module printer would alias something in `op` (for ops not
+  /// counted by the size printer, which finds out while counting).
+  void checkAliases(mlir::Operation *op, Entry &e) {
     e.aliased = false;
-    llvm::StringRef lastDialect;
-    uint64_t run = 0;
-    op->walk([&](mlir::Operation *nested) {
-      ++e.ops;
-      // Runs of ops of one dialect are the common case.
-      llvm::StringRef d = dialectOf(nested);
-      if (run && d.data() == lastDialect.data() &&
-          d.size() == lastDialect.size()) {
-        ++run;
-      } else {
-        if (run)
-          addTo(e.histogram, lastDialect, run);
-        lastDialect = d;
-        run = 1;
-      }
-      if (composable && !e.aliased)
-        e.aliased = opAliased(nested);
-    });
-    if (run)
-      addTo(e.histogram, lastDialect, run);
-    e.counted = true;
+    if (composable)
+      op->walk([&](mlir::Operation *nested) {
+        if (!e.aliased)
+          e.aliased = opAliased(nested);
+      });
+    e.aliasKnown = true;
   }
   void print(mlir::Operation *op, Entry &e) {
     // A state of the op's own: Operation::print(os, flags) would number the
     // values of the whole module for an op that is not isolated from above.
     mlir::AsmState state(op, localFlags);
+    e.printed = true;
+    if (fastSizes && op->getParentOp()) {
+      if (!sizeMemo) {
+        sizeMemo = std::make_unique<detail::PrintedSizeMemo>(ctx, localFlags);
+        sizeMemo->typeAliased = [this](mlir::Type t) { return aliased(t); };
+        sizeMemo->attrAliased = [this](mlir::Attribute a) {
+          return aliased(a);
+        };
+      }
+      uint64_t bytes = 0, newlines = 0;
+      bool usesAlias = false;
+      if (detail::countPrintedSize(op, state, localFlags, *sizeMemo, bytes,
+                                   newlines, usesAlias)) {
+        ++stats.sizeCounts;
+        e.bytes = bytes;
+        e.newlines = newlines;
+        if (!e.aliasKnown) {
+          e.aliased = composable && usesAlias;
+          e.aliasKnown = true;
+        }
+        if (!verifyFast)
+          return;
+        CountingOStream os;
+        op->print(os, state);
+        if (os.bytes() != bytes || os.lines() != newlines) {
+          ++stats.sizeMismatches;
+          llvm::errs() << "q2 IR metrics: size count of '"
+                       << op->getName().getStringRef() << "' is " << bytes
+                       << " bytes, " << newlines << " newlines; MLIR prints "
+                       << os.bytes() << " bytes, " << os.lines()
+                       << " newlines\n";
+          e.bytes = os.bytes();
+          e.newlines = os.lines();
+        }
+        return;
+      }
+    }
     CountingOStream os;
     op->print(os, state);
     e.bytes = os.bytes();
     e.newlines = os.lines();
-    e.printed = true;
     ++stats.opPrints;
   }
-  /// The entry of `op` with its hash checked; `needPrint`: bytes too.
-  Entry &refresh(mlir::Operation *op, bool needCount, bool needPrint) {
-    Hash h = hasher.ofTree(op);
+  /// The entry of `op` with its hash (and op counts) checked; `needPrint`:
+  /// bytes too; `needAlias`: whether it uses module-level aliases.
+  Entry &refresh(mlir::Operation *op, bool needAlias, bool needPrint) {
+    uint64_t ops = 0;
+    Histogram histogram;
+    Hash h = hasher.ofTree(op, ops, histogram);
     Entry &e = entries[op];
     if (e.hash != h) {
       e = Entry();
       e.hash = h;
+      e.ops = ops;
+      e.histogram = std::move(histogram);
     }
-    if (needCount && !e.counted)
-      count(op, e);
+    return ensure(op, e, needAlias, needPrint);
+  }
+  /// The same for an entry whose hash was just checked.
+  Entry &ensure(mlir::Operation *op, Entry &e, bool needAlias,
+                bool needPrint) {
+    if (needAlias && !e.aliasKnown) {
+      // Counting finds aliases on the way; an op it cannot count is walked.
+      if (fastSizes && !e.printed)
+        print(op, e);
+      if (!e.aliasKnown)
+        checkAliases(op, e);
+    }
     if (needPrint && !e.printed)
       print(op, e);
     return e;
@@ -487,8 +549,11 @@ struct IRMetricsCache::Impl {
           allComposable = allComposable && composableOp(&op);
           now.push_back({&op, refresh(&op, false, false).hash});
         }
-      else
-        now.push_back({top, hasher.ofTree(top)});
+      else {
+        uint64_t ops = 0;
+        Histogram histogram;
+        now.push_back({top, hasher.ofTree(top, ops, histogram)});
+      }
       if (now.size() != order.size() ||
           !std::equal(now.begin(), now.end(), order.begin(),
                       [](const auto &a, const auto &b) {
@@ -526,17 +591,16 @@ struct IRMetricsCache::Impl {
     if (canCompose) {
       frameOf(top, own);
       canCompose = !frameAliased;
-      // Count (and check for aliases) before printing anything: one aliased
-      // op means a whole print anyway.
+      // Stop at the first op that uses an alias: a whole print anyway.
       for (auto &[op, h] : order) {
         if (!canCompose)
           break;
-        canCompose = !refresh(op, true, false).aliased;
+        canCompose = !ensure(op, entries[op], true, false).aliased;
       }
     }
     if (canCompose) {
       for (auto &[op, h] : order)
-        refresh(op, true, true);
+        ensure(op, entries[op], true, true);
       last = compose(top);
     } else {
       last = measureIR(top, opts);
@@ -549,6 +613,11 @@ struct IRMetricsCache::Impl {
   const IRMetricsOptions &opts;
   bool composable = false;
   mlir::OpPrintingFlags localFlags;
+  /// Count top-level ops with the size printer (SizePrinter.h) instead of
+  /// printing them; Q2_IR_METRICS_VERIFY=1 prints them too and compares.
+  bool fastSizes = false;
+  bool verifyFast = false;
+  std::unique_ptr<detail::PrintedSizeMemo> sizeMemo;
   Hasher hasher;
   llvm::DenseMap<mlir::Operation *, Entry> entries;
 
@@ -606,7 +675,7 @@ IRMetrics IRMetricsCache::measureLocal(mlir::Operation *op) {
     return measureIR(op, local);
   }
   impl->checkContext(op);
-  Impl::Entry &e = impl->refresh(op, opts.countOps, opts.print);
+  Impl::Entry &e = impl->refresh(op, false, opts.print);
   IRMetrics m;
   m.kind = "mlir";
   if (opts.print) {

@@ -17,6 +17,8 @@
 #include "q2/Profiling/Session.h"
 #include "q2/Support/FileIO.h"
 
+#include "ReportingPass.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -72,35 +74,16 @@ std::string inputOf(ModuleOp module) {
   return "";
 }
 
-struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
+struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ProfilePass)
 
   ProfilePass() = default;
-  ProfilePass(const ProfilePass &other) : PassWrapper(other) {}
+  ProfilePass(const ProfilePass &other) : Base(other) {}
 
   llvm::StringRef getArgument() const override { return "q2-profile"; }
   llvm::StringRef getDescription() const override {
     return "Run a pass pipeline on the module and profile every pass (time, "
            "memory, IR size); writes a q2.profile/3 report and a trace";
-  }
-
-  LogicalResult initializeOptions(
-      llvm::StringRef options,
-      llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler)
-      override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
-    // Reject at pipeline-parse time, before any pass has run.
-    if (llvm::Error e = check())
-      return errorHandler(llvm::toString(std::move(e)));
-    return success();
-  }
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    // Same checks for passes built in C++ (createProfilePass).
-    if (llvm::Error e = check())
-      return emitError(UnknownLoc::get(ctx)) << llvm::toString(std::move(e));
-    return success();
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -111,7 +94,7 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
       pm->getDependentDialects(registry);
   }
 
-  llvm::Error check() const {
+  llvm::Error checkOptions() const {
     auto fail = [](const llvm::Twine &msg) {
       return llvm::createStringError("q2-profile: " + msg);
     };
@@ -248,15 +231,12 @@ struct ProfilePass : PassWrapper<ProfilePass, OperationPass<ModuleOp>> {
     }
     if (!error.empty()) {
       // The failing pass has reported why; this says where.
-      emitError(module.getLoc()) << error;
-      signalPassFailure();
+      failAtModule("", error);
     }
   }
 
   void fail(llvm::Error e) {
-    emitError(getOperation().getLoc())
-        << "q2-profile: " << llvm::toString(std::move(e));
-    signalPassFailure();
+    failAtModule("q2-profile: ", llvm::toString(std::move(e)));
   }
 
   Option<std::string> pipeline{

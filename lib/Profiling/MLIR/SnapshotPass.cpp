@@ -8,6 +8,8 @@
 #include "q2/Profiling/MLIR/SnapshotPass.h"
 #include "q2/Profiling/MLIR/IRMetrics.h"
 
+#include "ReportingPass.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
@@ -34,11 +36,11 @@ q2::profiling::snapshotWithIR(llvm::StringRef label, mlir::Operation *op,
 
 namespace {
 
-struct SnapshotPass : PassWrapper<SnapshotPass, OperationPass<ModuleOp>> {
+struct SnapshotPass : q2::profiling::detail::ReportingPass<SnapshotPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SnapshotPass)
 
   SnapshotPass() = default;
-  SnapshotPass(const SnapshotPass &other) : PassWrapper(other) {}
+  SnapshotPass(const SnapshotPass &other) : Base(other) {}
 
   llvm::StringRef getArgument() const override { return "q2-snapshot"; }
   llvm::StringRef getDescription() const override {
@@ -46,41 +48,21 @@ struct SnapshotPass : PassWrapper<SnapshotPass, OperationPass<ModuleOp>> {
            "JSON report (the module is unchanged)";
   }
 
-  LogicalResult initializeOptions(
-      llvm::StringRef options,
-      llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler)
-      override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
-    // Reject at pipeline-parse time, before any pass has run.
+  llvm::Error checkOptions() const {
     if (report.empty())
-      return errorHandler(missingReport());
-    return success();
-  }
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    // Same check for passes built in C++ (createSnapshotPass).
-    if (report.empty())
-      return emitError(UnknownLoc::get(ctx)) << missingReport();
-    return success();
+      return llvm::createStringError(missingReport());
+    return llvm::Error::success();
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     markAllAnalysesPreserved();
+    std::string prefix = "q2-snapshot{label=" + label + "}: ";
     auto record = snapshotWithIR(label, module, smaps);
-    if (!record) {
-      // At the module's location, not on the op: mlir-opt would attach a
-      // dump of the whole module to an op diagnostic.
-      emitError(module.getLoc()) << "q2-snapshot{label=" << label
-                                 << "}: " << llvm::toString(record.takeError());
-      return signalPassFailure();
-    }
-    if (llvm::Error e = appendSnapshot(report, std::move(*record))) {
-      emitError(module.getLoc()) << "q2-snapshot{label=" << label
-                                 << "}: " << llvm::toString(std::move(e));
-      return signalPassFailure();
-    }
+    if (!record)
+      return failAtModule(prefix, llvm::toString(record.takeError()));
+    if (llvm::Error e = appendSnapshot(report, std::move(*record)))
+      return failAtModule(prefix, llvm::toString(std::move(e)));
   }
 
   std::string missingReport() const {

@@ -4,7 +4,11 @@
 #include "TestUtil.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -19,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace q2::profiling;
 
@@ -254,14 +259,20 @@ TEST(ProfIRMetricsCache, ComposedEqualsWholePrintAndReprintsOnlyChanges) {
   auto mod = parse(ctx, kCacheModule);
   ASSERT_TRUE(mod);
   IRMetricsCache cache(verifiedFlags());
+  // Ops measured on their own: printed (@f has unregistered ops) or counted
+  // by the size printer (@g).
+  auto measured = [&] {
+    return cache.stats().opPrints + cache.stats().sizeCounts;
+  };
   expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
-  EXPECT_EQ(cache.stats().opPrints, 2u);
+  EXPECT_EQ(cache.stats().opPrints, 1u);
+  EXPECT_EQ(cache.stats().sizeCounts, 1u);
   EXPECT_EQ(cache.stats().fullPrints, 0u);
 
   // Unchanged: no print at all.
   expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
   EXPECT_EQ(cache.stats().unchanged, 1u);
-  EXPECT_EQ(cache.stats().opPrints, 2u);
+  EXPECT_EQ(measured(), 2u);
 
   // A block argument's type set in place (what type conversions do; not
   // in mlir::OperationFingerPrint): @f is printed again, @g is not.
@@ -274,7 +285,7 @@ TEST(ProfIRMetricsCache, ComposedEqualsWholePrintAndReprintsOnlyChanges) {
   ASSERT_TRUE(inner);
   inner->getArgument(0).setType(mlir::IntegerType::get(&ctx, 64));
   expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
-  EXPECT_EQ(cache.stats().opPrints, 3u);
+  EXPECT_EQ(measured(), 3u);
 
   // After a "pass" on @g: only @g is hashed again; its own figures too.
   auto g = mod->lookupSymbol<mlir::func::FuncOp>("g");
@@ -282,11 +293,11 @@ TEST(ProfIRMetricsCache, ComposedEqualsWholePrintAndReprintsOnlyChanges) {
   b.create<mlir::arith::ConstantIntOp>(g.getLoc(), 7, 32);
   expectSame(cache.measureAfterPassOn(*mod, g),
              measureIR(*mod, verifiedFlags()));
-  EXPECT_EQ(cache.stats().opPrints, 4u);
+  EXPECT_EQ(measured(), 4u);
   IRMetricsOptions local = verifiedFlags();
   local.flags.useLocalScope();
   expectSame(cache.measureLocal(g), measureIR(g, local));
-  EXPECT_EQ(cache.stats().opPrints, 4u); // known from the module's entry
+  EXPECT_EQ(measured(), 4u); // known from the module's entry
   EXPECT_EQ(cache.stats().fullPrints, 0u);
 }
 
@@ -320,4 +331,64 @@ func.func @f() attributes {m = affine_map<(d0) -> (d0 + 1)>} {
   IRMetricsCache c3;
   expectSame(c3.measure(*vals), measureIR(*vals));
   EXPECT_EQ(c3.stats().opPrints, 0u);
+}
+
+// The size printer (SizePrinter.cpp) counts what MLIR prints, op by op:
+// results and result groups, regions and blocks with arguments and
+// predecessor comments (duplicate predecessors), successors with operands,
+// attribute dictionaries with quoted names, unit attributes and elided
+// attributes, argument attributes, named constants, symbols that need
+// quotes, LLVM struct types. Q2_IR_METRICS_VERIFY=1 prints every counted op
+// too and counts differences.
+TEST(ProfIRMetricsCache, SizeCountsEqualMLIRPrint) {
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<mlir::cf::ControlFlowDialect, mlir::scf::SCFDialect,
+                  mlir::LLVM::LLVMDialect, mlir::memref::MemRefDialect>();
+  auto mod = parse(ctx, R"mlir(
+func.func @blocks(%a: i32 {llvm.noundef, llvm.signext}, %c: i1) -> i32 attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : i32
+  %c0_0 = arith.constant 0 : i32
+  %cst = arith.constant 1.5 : f64
+  %t = arith.constant true
+  cf.cond_br %c, ^bb1(%a : i32), ^bb1(%c0 : i32)
+^bb1(%x: i32):
+  %s = arith.addi %x, %c0_0 {"odd key" = unit, k = 3 : i64, s = "a\"b\n"} : i32
+  cf.br ^bb2
+^bb2:
+  return %s : i32
+}
+func.func @loops(%lb: index, %ub: index, %m: memref<?xf32, strided<[?], offset: ?>>) -> (index, f32) {
+  %st = arith.constant 1 : index
+  %f0 = arith.constant 0.0 : f32
+  %r:2 = scf.for %i = %lb to %ub step %st iter_args(%acc = %lb, %v = %f0) -> (index, f32) {
+    %n = arith.addi %acc, %i : index
+    %l = memref.load %m[%i] : memref<?xf32, strided<[?], offset: ?>>
+    scf.yield %n, %l : index, f32
+  }
+  return %r#0, %r#1 : index, f32
+}
+func.func private @"decl with space"(i64) -> ()
+llvm.func @structs(%p: !llvm.ptr, %n: i64) -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>)> {
+  %0 = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<2 x i64>)>
+  %1 = llvm.insertvalue %p, %0[0] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>)>
+  %2 = llvm.insertvalue %n, %1[3, 1] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>)>
+  %3 = llvm.getelementptr %p[%n] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %4 = llvm.load %3 {alignment = 4 : i64} : !llvm.ptr -> f32
+  llvm.return %2 : !llvm.struct<(ptr, ptr, i64, array<2 x i64>)>
+}
+)mlir");
+  ASSERT_TRUE(mod);
+  ::setenv("Q2_IR_METRICS_VERIFY", "1", 1);
+  IRMetricsCache cache(verifiedFlags());
+  ::unsetenv("Q2_IR_METRICS_VERIFY");
+  expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(cache.stats().sizeCounts, 4u);
+  EXPECT_EQ(cache.stats().sizeMismatches, 0u);
+  EXPECT_EQ(cache.stats().opPrints, 0u);
+  EXPECT_EQ(cache.stats().fullPrints, 0u);
+  IRMetricsOptions local = verifiedFlags();
+  local.flags.useLocalScope();
+  for (mlir::Operation &op : mod->getBody()->getOperations())
+    expectSame(cache.measureLocal(&op), measureIR(&op, local));
+  EXPECT_EQ(cache.stats().sizeMismatches, 0u);
 }

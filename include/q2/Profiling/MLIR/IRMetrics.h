@@ -94,8 +94,10 @@ llvm::Expected<IRMetrics> measureFile(llvm::StringRef path,
 /// with a structural hash of it (a walk, far cheaper than printing; unlike
 /// mlir::OperationFingerPrint it also covers op names, the block an op is in
 /// and block argument types). Measuring the module hashes its top-level ops,
-/// prints only those whose hash changed (each in its own scope, which is
-/// also how the module printer numbers an isolated op's values) and adds up:
+/// measures again only those whose hash changed (each in its own scope,
+/// which is also how the module printer numbers an isolated op's values;
+/// counted by running the ops' printers against a counting printer, or
+/// printed where that is not possible, see docs/profiling-api.md) and adds up:
 /// module header and footer + each op's bytes + 2 spaces of indentation per
 /// line. The figures are exactly those of printing the whole module with the
 /// cache's flags (what measureIR gives); where that cannot be guaranteed
@@ -134,6 +136,8 @@ public:
   struct Stats {
     uint64_t unchanged = 0;  ///< measures answered without printing
     uint64_t opPrints = 0;   ///< ops printed on their own
+    uint64_t sizeCounts = 0; ///< ops counted by the size printer
+    uint64_t sizeMismatches = 0; ///< Q2_IR_METRICS_VERIFY: counts != print
     uint64_t fullPrints = 0; ///< whole-module prints (fallback)
   };
   const Stats &stats() const;

@@ -1,0 +1,472 @@
+//===- SizePrinter.cpp - Bytes and lines of an op's print, without printing ===//
+//
+// Mirrors mlir/lib/IR/AsmPrinter.cpp (OperationPrinter) of MLIR 22 for the
+// parts an op's text is made of: results, custom op printers, regions and
+// blocks (with their predecessor comments), attribute dictionaries, region
+// arguments, successors. Tested equal to MLIR's print (IRMetricsTest, the
+// ir-exact lit test, and Q2_IR_METRICS_VERIFY=1, which checks every count).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SizePrinter.h"
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectInterface.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+
+using namespace mlir;
+using namespace q2::profiling::detail;
+
+namespace {
+
+/// Counts bytes and '\n's. Buffered in a member array: most writes of the
+/// printers are a few characters, which then take raw_ostream's inline path.
+class CountStream : public llvm::raw_ostream {
+public:
+  CountStream() { SetBuffer(buffer, sizeof(buffer)); }
+  ~CountStream() override { flush(); }
+  bool aliased = false;
+  void add(PrintedSizeMemo::Size s) {
+    added += s.bytes;
+    addedNewlines += s.newlines;
+    aliased |= s.aliased;
+  }
+  uint64_t bytes() {
+    flush();
+    return written + added;
+  }
+  uint64_t newlines() {
+    flush();
+    return writtenNewlines + addedNewlines;
+  }
+
+private:
+  void write_impl(const char *ptr, size_t size) override {
+    written += size;
+    writtenNewlines += uint64_t(std::count(ptr, ptr + size, '\n'));
+  }
+  uint64_t current_pos() const override { return written; }
+  char buffer[4096];
+  uint64_t written = 0, writtenNewlines = 0, added = 0, addedNewlines = 0;
+};
+
+/// A small stream for names (printAsOperand writes into it).
+struct NameBuffer {
+  llvm::SmallString<32> text;
+  llvm::raw_svector_ostream os{text};
+  llvm::StringRef reset() {
+    text.clear();
+    return text;
+  }
+};
+
+// AsmPrinter.cpp: isBareIdentifier / printKeywordOrString.
+bool isBareIdentifier(llvm::StringRef name) {
+  if (name.empty() || (!isalpha(name[0]) && name[0] != '_'))
+    return false;
+  return llvm::all_of(name.drop_front(), [](unsigned char c) {
+    return isalnum(c) || c == '_' || c == '$' || c == '.';
+  });
+}
+
+void keywordOrString(llvm::StringRef keyword, llvm::raw_ostream &os) {
+  if (isBareIdentifier(keyword)) {
+    os << keyword;
+    return;
+  }
+  os << "\"";
+  llvm::printEscapedString(keyword, os);
+  os << '"';
+}
+
+/// The counting OpAsmPrinter. Anything it does not mirror sets
+/// `unsupported` and printing goes on (the count is then discarded).
+class SizeOpPrinter final : public OpAsmPrinter {
+public:
+  SizeOpPrinter(CountStream &os, AsmState &state, PrintedSizeMemo &memo,
+                DialectInterfaceCollection<OpAsmDialectInterface> &interfaces)
+      : os(os), state(state), memo(memo), interfaces(interfaces) {}
+
+  bool unsupported = false;
+
+  // --- OperationPrinter::printFullOpWithIndentAndLoc / printFullOp --------
+  void printFullOpWithIndent(Operation *op) {
+    os.indent(currentIndent);
+    if (size_t numResults = op->getNumResults()) {
+      llvm::SmallVector<int, 2> groups = resultGroups(op);
+      auto printGroup = [&](size_t resultNo, size_t count) {
+        printResultName(op->getResult(resultNo));
+        if (count > 1)
+          os << ':' << count;
+      };
+      if (groups.size() > 1) {
+        for (size_t i = 0; i + 1 < groups.size(); ++i) {
+          if (i)
+            os << ", ";
+          printGroup(groups[i], groups[i + 1] - groups[i]);
+        }
+        os << ", ";
+        printGroup(groups.back(), numResults - groups.back());
+      } else {
+        printGroup(0, numResults);
+      }
+      os << " = ";
+    }
+    printCustomOrGenericOp(op);
+    // Trailing locations: only with debug info (not supported here).
+  }
+
+  // --- AsmPrinter ----------------------------------------------------------
+  raw_ostream &getStream() const override { return os; }
+  void printNewline() override {
+    os << '\n';
+    os.indent(currentIndent);
+  }
+  void increaseIndent() override { currentIndent += indentWidth; }
+  void decreaseIndent() override { currentIndent -= indentWidth; }
+  void printFloat(const llvm::APFloat &) override { unsupported = true; }
+  void printType(Type type) override {
+    if (!type) {
+      os << "<<NULL TYPE>>";
+      return;
+    }
+    os.add(memo.of(type));
+  }
+  void printAttribute(Attribute attr) override {
+    if (!attr) {
+      os << "<<NULL ATTRIBUTE>>";
+      return;
+    }
+    os.add(memo.of(attr, /*elideType=*/false));
+  }
+  void printAttributeWithoutType(Attribute attr) override {
+    if (!attr) {
+      os << "<<NULL ATTRIBUTE>>";
+      return;
+    }
+    os.add(memo.of(attr, /*elideType=*/true));
+  }
+  void printNamedAttribute(NamedAttribute attr) override {
+    keywordOrString(attr.getName().strref(), os);
+    if (llvm::isa<UnitAttr>(attr.getValue()))
+      return;
+    os << " = ";
+    printAttribute(attr.getValue());
+  }
+  // No aliases: an op nested in a module prints without them.
+  LogicalResult printAlias(Attribute) override { return failure(); }
+  LogicalResult printAlias(Type) override { return failure(); }
+  void printKeywordOrString(llvm::StringRef keyword) override {
+    keywordOrString(keyword, os);
+  }
+  void printString(llvm::StringRef string) override {
+    os << "\"";
+    llvm::printEscapedString(string, os);
+    os << "\"";
+  }
+  void printSymbolName(llvm::StringRef symbolRef) override {
+    if (symbolRef.empty()) {
+      os << "@<<INVALID EMPTY SYMBOL>>";
+      return;
+    }
+    os << '@';
+    keywordOrString(symbolRef, os);
+  }
+  void printResourceHandle(const AsmDialectResourceHandle &) override {
+    unsupported = true;
+  }
+  LogicalResult pushCyclicPrinting(const void *) override {
+    unsupported = true; // only type/attribute printers use it
+    return success();
+  }
+  void popCyclicPrinting() override {}
+
+  // --- OpAsmPrinter --------------------------------------------------------
+  void printOptionalLocationSpecifier(Location) override {} // no debug info
+  void printRegionArgument(BlockArgument arg,
+                           ArrayRef<NamedAttribute> argAttrs,
+                           bool omitType) override {
+    printOperand(arg);
+    if (!omitType) {
+      os << ": ";
+      printType(arg.getType());
+    }
+    printOptionalAttrDict(argAttrs, {});
+  }
+  void printOperand(Value value) override { printValueID(value, true); }
+  void printOperand(Value value, raw_ostream &stream) override {
+    if (!value) {
+      stream << "<<NULL VALUE>>";
+      return;
+    }
+    value.printAsOperand(stream, state);
+  }
+  void printSuccessor(Block *successor) override { printBlockName(successor); }
+  void printSuccessorAndUseList(Block *successor,
+                                ValueRange succOperands) override {
+    printBlockName(successor);
+    if (succOperands.empty())
+      return;
+    os << '(';
+    llvm::interleaveComma(succOperands, os,
+                          [&](Value v) { printValueID(v, true); });
+    os << " : ";
+    llvm::interleaveComma(succOperands, os,
+                          [&](Value v) { printType(v.getType()); });
+    os << ')';
+  }
+  void printOptionalAttrDict(ArrayRef<NamedAttribute> attrs,
+                             ArrayRef<llvm::StringRef> elidedAttrs) override {
+    printAttrDict(attrs, elidedAttrs, false);
+  }
+  void printOptionalAttrDictWithKeyword(
+      ArrayRef<NamedAttribute> attrs,
+      ArrayRef<llvm::StringRef> elidedAttrs) override {
+    printAttrDict(attrs, elidedAttrs, true);
+  }
+  void printCustomOrGenericOp(Operation *op) override {
+    if (auto info = op->getRegisteredInfo()) {
+      info->printAssembly(op, *this, defaultDialectStack.back());
+      return;
+    }
+    unsupported = true; // unregistered: generic form / dialect hook
+  }
+  void printGenericOp(Operation *, bool) override { unsupported = true; }
+  void printRegion(Region &region, bool printEntryBlockArgs,
+                   bool printBlockTerminators, bool printEmptyBlock) override {
+    os << "{" << '\n';
+    if (!region.empty()) {
+      if (auto iface = llvm::dyn_cast<OpAsmOpInterface>(region.getParentOp()))
+        defaultDialectStack.push_back(iface.getDefaultDialect());
+      else
+        defaultDialectStack.push_back("");
+      // The module's alias initializer visits every block argument's type,
+      // printed or not.
+      for (Block &b : region)
+        for (BlockArgument a : b.getArguments())
+          os.aliased |= memo.of(a.getType()).aliased;
+      Block *entry = &region.front();
+      bool header = (printEmptyBlock && entry->empty()) ||
+                    (printEntryBlockArgs && entry->getNumArguments() != 0);
+      printBlock(entry, header, printBlockTerminators);
+      for (Block &b : llvm::drop_begin(region.getBlocks(), 1))
+        printBlock(&b, true, true);
+      defaultDialectStack.pop_back();
+    }
+    os.indent(currentIndent) << "}";
+  }
+  void shadowRegionArgs(Region &, ValueRange) override { unsupported = true; }
+  void printAffineMapOfSSAIds(AffineMapAttr, ValueRange) override {
+    unsupported = true;
+  }
+  void printAffineExprOfSSAIds(AffineExpr, ValueRange, ValueRange) override {
+    unsupported = true;
+  }
+
+private:
+  static constexpr unsigned indentWidth = 2;
+
+  void printValueID(Value value, bool printResultNo) {
+    if (!value) {
+      os << "<<NULL VALUE>>";
+      return;
+    }
+    if (printResultNo) {
+      value.printAsOperand(os, state);
+      return;
+    }
+    // The name alone (a result group's head at its definition).
+    names.reset();
+    value.printAsOperand(names.os, state);
+    llvm::StringRef text = names.text;
+    if (size_t hash = text.rfind('#'); hash != llvm::StringRef::npos &&
+                                       hash > 0 &&
+                                       llvm::all_of(text.drop_front(hash + 1),
+                                                    llvm::isDigit))
+      text = text.take_front(hash);
+    os << text;
+  }
+  void printResultName(Value v) { printValueID(v, false); }
+  void printBlockName(Block *block) { block->printAsOperand(os, state); }
+
+  /// SSANameState's result groups: 0 and every result number other than 0
+  /// that the op's OpAsmOpInterface names.
+  llvm::SmallVector<int, 2> resultGroups(Operation *op) {
+    llvm::SmallVector<int, 2> groups{0};
+    if (op->getNumResults() < 2)
+      return groups;
+    auto setName = [&](Value result, llvm::StringRef) {
+      if (int n = llvm::cast<OpResult>(result).getResultNumber())
+        groups.push_back(n);
+    };
+    if (auto asmOp = llvm::dyn_cast<OpAsmOpInterface>(op))
+      asmOp.getAsmResultNames(setName);
+    llvm::array_pod_sort(groups.begin(), groups.end());
+    return groups;
+  }
+
+  void printAttrDict(ArrayRef<NamedAttribute> attrs,
+                     ArrayRef<llvm::StringRef> elidedAttrs, bool withKeyword) {
+    if (attrs.empty())
+      return;
+    auto printFiltered = [&](auto filtered) {
+      if (withKeyword)
+        os << " attributes";
+      os << " {";
+      llvm::interleaveComma(filtered, os, [&](NamedAttribute a) {
+        printNamedAttribute(a);
+      });
+      os << '}';
+    };
+    if (elidedAttrs.empty())
+      return printFiltered(attrs);
+    llvm::SmallDenseSet<llvm::StringRef> elided(elidedAttrs.begin(),
+                                                elidedAttrs.end());
+    auto filtered = llvm::make_filter_range(attrs, [&](NamedAttribute a) {
+      return !elided.contains(a.getName().strref());
+    });
+    if (!filtered.empty())
+      printFiltered(filtered);
+  }
+
+  // OperationPrinter::print(Block *, printBlockArgs, printBlockTerminator).
+  void printBlock(Block *block, bool printBlockArgs, bool printTerminator) {
+    if (printBlockArgs) {
+      os.indent(currentIndent);
+      printBlockName(block);
+      if (!block->args_empty()) {
+        os << '(';
+        llvm::interleaveComma(block->getArguments(), os, [&](BlockArgument a) {
+          printValueID(a, true);
+          os << ": ";
+          printType(a.getType());
+        });
+        os << ')';
+      }
+      os << ':';
+      if (!block->getParent()) {
+        os << "  // block is not in a region!";
+      } else if (block->hasNoPredecessors()) {
+        if (!block->isEntryBlock())
+          os << "  // no predecessors";
+      } else if (Block *pred = block->getSinglePredecessor()) {
+        os << "  // pred: ";
+        printBlockName(pred);
+      } else {
+        // MLIR sorts the names by block order; the length is the same.
+        unsigned n = 0;
+        for (Block *pred : block->getPredecessors()) {
+          (void)pred;
+          ++n;
+        }
+        os << "  // " << n << " preds: ";
+        bool first = true;
+        for (Block *pred : block->getPredecessors()) {
+          if (!first)
+            os << ", ";
+          first = false;
+          printBlockName(pred);
+        }
+      }
+      os << '\n';
+    }
+    currentIndent += indentWidth;
+    bool hasTerminator =
+        !block->empty() && block->back().hasTrait<OpTrait::IsTerminator>();
+    auto range = llvm::make_range(
+        block->begin(),
+        std::prev(block->end(),
+                  (!hasTerminator || printTerminator) ? 0 : 1));
+    for (Operation &op : range) {
+      printFullOpWithIndent(&op);
+      os << '\n';
+    }
+    currentIndent -= indentWidth;
+  }
+
+  CountStream &os;
+  AsmState &state;
+  PrintedSizeMemo &memo;
+  DialectInterfaceCollection<OpAsmDialectInterface> &interfaces;
+  NameBuffer names;
+  unsigned currentIndent = 0;
+  llvm::SmallVector<llvm::StringRef> defaultDialectStack{"builtin"};
+};
+
+PrintedSizeMemo::Size measureText(llvm::function_ref<void(raw_ostream &)> fn) {
+  CountStream os;
+  fn(os);
+  return {uint32_t(os.bytes()), uint32_t(os.newlines()), false};
+}
+
+} // namespace
+
+PrintedSizeMemo::PrintedSizeMemo(MLIRContext *ctx,
+                                 const OpPrintingFlags &flags)
+    : state(std::make_unique<AsmState>(ctx, flags)),
+      asmInterfaces(std::make_unique<
+                    DialectInterfaceCollection<OpAsmDialectInterface>>(ctx)) {}
+PrintedSizeMemo::~PrintedSizeMemo() = default;
+
+PrintedSizeMemo::Size PrintedSizeMemo::of(Type t) {
+  auto [it, inserted] = types.try_emplace(t.getAsOpaquePointer());
+  if (inserted) {
+    Size size =
+        measureText([&](raw_ostream &os) { t.print(os, *state); });
+    size.aliased = typeAliased && typeAliased(t);
+    it = types.find(t.getAsOpaquePointer()); // (the map may have grown)
+    it->second = size;
+  }
+  return it->second;
+}
+
+PrintedSizeMemo::Size PrintedSizeMemo::of(Attribute a, bool elideType) {
+  auto &map = elideType ? attrsNoType : attrs;
+  auto [it, inserted] = map.try_emplace(a.getAsOpaquePointer());
+  if (inserted) {
+    Size size = measureText(
+        [&](raw_ostream &os) { a.print(os, *state, elideType); });
+    size.aliased = attrAliased && attrAliased(a);
+    it = map.find(a.getAsOpaquePointer());
+    it->second = size;
+  }
+  return it->second;
+}
+
+bool q2::profiling::detail::sizePrinterSupports(const OpPrintingFlags &f) {
+  return !f.shouldPrintDebugInfo() && !f.shouldPrintGenericOpForm() &&
+         !f.shouldSkipRegions() && !f.shouldPrintValueUsers() &&
+         !f.shouldPrintUniqueSSAIDs() && !f.shouldUseNameLocAsPrefix();
+}
+
+bool q2::profiling::detail::countPrintedSize(Operation *op, AsmState &state,
+                                             const OpPrintingFlags &flags,
+                                             PrintedSizeMemo &memo,
+                                             uint64_t &bytes,
+                                             uint64_t &newlines,
+                                             bool &aliased) {
+  if (!sizePrinterSupports(flags) || !op->getParentOp())
+    return false;
+  // Verification (which may switch to the generic form) is not replicated.
+  if (!flags.shouldAssumeVerified())
+    return false;
+  CountStream os;
+  SizeOpPrinter printer(os, state, memo, memo.interfaces());
+  printer.printFullOpWithIndent(op);
+  if (printer.unsupported)
+    return false;
+  bytes = os.bytes();
+  newlines = os.newlines();
+  aliased = os.aliased;
+  return true;
+}
