@@ -1,4 +1,5 @@
 //===- CompareTest.cpp - compareProfiles: rows, the rule, refusals --------===//
+#include "UnitTestUtil.h"
 #include "q2/Orchestrator/Compare.h"
 #include "q2/Profiling/Report.h"
 
@@ -56,12 +57,6 @@ prof::ProfileReport report(double BufS, uint64_t IRBytes = 3000) {
 
 class CompareTest : public ::testing::Test {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> D;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-compare", D));
-    Tmp = std::string(D);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Tmp); }
   std::string write(const std::string &Name, const prof::ProfileReport &R) {
     std::string P = Tmp + "/" + Name;
     llvm::Error E = prof::writeReport(P, R);
@@ -76,7 +71,8 @@ protected:
     ADD_FAILURE() << "no row " << Name << " " << Metric;
     return R.rows.front();
   }
-  std::string Tmp;
+  q2::test::TempDir TmpDir{"q2-compare"};
+  std::string Tmp = TmpDir.path;
 };
 
 TEST_F(CompareTest, RowsAreStagesPassesSummedAndTotal) {

@@ -1,5 +1,6 @@
 //===- MeasureTest.cpp - measure() with real misbehaving processes --------===//
 
+#include "UnitTestUtil.h"
 #include "q2/Orchestrator/Measure.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -25,13 +26,6 @@ namespace {
 
 class MeasureTest : public ::testing::Test {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> D;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-measure", D));
-    Tmp = std::string(D);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Tmp); }
-
   std::string path(const std::string &Name) const { return Tmp + "/" + Name; }
 
   MeasureOptions opts(std::vector<std::string> Args, double WallS = 20,
@@ -54,11 +48,6 @@ protected:
     return nlohmann::json::parse((*Buf)->getBuffer().str());
   }
 
-  std::string readFile(const std::string &P) const {
-    std::ifstream In(P);
-    return std::string(std::istreambuf_iterator<char>(In), {});
-  }
-
   int waitPidFile(const std::string &P) const {
     for (int I = 0; I < 500; ++I) {
       std::ifstream In(P);
@@ -72,7 +61,8 @@ protected:
 
   static bool gone(int Pid) { return ::kill(Pid, 0) == -1 && errno == ESRCH; }
 
-  std::string Tmp;
+  q2::test::TempDir TmpDir{"q2-measure"};
+  std::string Tmp = TmpDir.path;
 };
 
 TEST_F(MeasureTest, NormalExitRecordsExitCodeAndOutput) {
@@ -80,8 +70,8 @@ TEST_F(MeasureTest, NormalExitRecordsExitCodeAndOutput) {
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(R->reason, StopReason::Exit);
   EXPECT_EQ(R->exitCode, 3);
-  EXPECT_EQ(readFile(path("out/stdout.txt")), "to stdout\n");
-  EXPECT_EQ(readFile(path("out/stderr.txt")), "to stderr\n");
+  EXPECT_EQ(q2::test::slurp(path("out/stdout.txt")), "to stdout\n");
+  EXPECT_EQ(q2::test::slurp(path("out/stderr.txt")), "to stderr\n");
   nlohmann::json J = record();
   EXPECT_EQ(J["reason"], "exit");
   EXPECT_EQ(J["exit_code"], 3);
@@ -250,7 +240,7 @@ TEST_F(MeasureTest, EnvAndCwd) {
   O.env = {{"Q2_TEST_VAR", "hello world"}};
   auto R = measure(O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  EXPECT_EQ(readFile(path("out/stdout.txt")), "hello world\n");
+  EXPECT_EQ(q2::test::slurp(path("out/stdout.txt")), "hello world\n");
   EXPECT_EQ(record()["env"]["Q2_TEST_VAR"], "hello world");
 
   llvm::sys::fs::create_directory(path("wd"));
@@ -260,7 +250,7 @@ TEST_F(MeasureTest, EnvAndCwd) {
   ASSERT_TRUE(bool(measure(P)));
   llvm::SmallString<256> Real;
   llvm::sys::fs::real_path(path("wd"), Real);
-  EXPECT_EQ(readFile(path("out2/stdout.txt")), std::string(Real) + "\n");
+  EXPECT_EQ(q2::test::slurp(path("out2/stdout.txt")), std::string(Real) + "\n");
 }
 
 TEST_F(MeasureTest, CancelStopsTheTree) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "UnitTestUtil.h"
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Support/FileIO.h"
 
@@ -74,9 +75,6 @@ profiling::ProfileReport stubReport(const std::string &Mode) {
 class SweepTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    llvm::SmallString<128> D;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("q2-sweep", D));
-    Tmp = std::string(D);
     std::ofstream(Tmp + "/stub.sh") << Stub;
     for (const char *Mode : {"fixed", "dynamic"}) {
       llvm::Error E = profiling::writeReport(
@@ -84,8 +82,6 @@ protected:
       ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
     }
   }
-  void TearDown() override { llvm::sys::fs::remove_directories(Tmp); }
-
   SweepSpec spec(const std::string &Grid, std::vector<std::string> Modes,
                  const std::string &Delay = "0") {
     SweepSpec S;
@@ -123,7 +119,8 @@ protected:
     return Buf ? json::parse((*Buf)->getBuffer().str()) : json();
   }
 
-  std::string Tmp;
+  q2::test::TempDir TmpDir{"q2-sweep"};
+  std::string Tmp = TmpDir.path;
 };
 
 TEST_F(SweepTest, FailuresAreRecordedAndTheSweepGoesOn) {
