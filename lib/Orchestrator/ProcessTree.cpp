@@ -35,33 +35,33 @@ namespace {
 /// Reads a small /proc/PID/stat with plain syscalls: this runs every 10 ms
 /// for every process on the machine, so no streams and no allocation churn.
 /// (Memory is read by the profiling library's readers, q2/Profiling/Memory.h.)
-bool readSmallFile(const char *Path, char *Buf, size_t Cap, size_t &Len) {
-  int Fd = ::open(Path, O_RDONLY | O_CLOEXEC);
-  if (Fd < 0)
+bool readSmallFile(const char *path, char *buf, size_t cap, size_t &len) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return false;
-  ssize_t N = ::read(Fd, Buf, Cap - 1);
-  ::close(Fd);
-  if (N <= 0)
+  ssize_t n = ::read(fd, buf, cap - 1);
+  ::close(fd);
+  if (n <= 0)
     return false;
-  Buf[N] = '\0';
-  Len = size_t(N);
+  buf[n] = '\0';
+  len = size_t(n);
   return true;
 }
 
-std::vector<ProcStat> readAllProcs(const std::string &Root) {
-  std::vector<ProcStat> Out;
-  DIR *D = opendir(Root.c_str());
-  if (!D)
-    return Out;
-  while (dirent *E = readdir(D)) {
-    if (E->d_name[0] < '0' || E->d_name[0] > '9')
+std::vector<ProcStat> readAllProcs(const std::string &root) {
+  std::vector<ProcStat> out;
+  DIR *d = opendir(root.c_str());
+  if (!d)
+    return out;
+  while (dirent *e = readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9')
       continue;
-    ProcStat S;
-    if (readProcStat(Root, atoi(E->d_name), S))
-      Out.push_back(S);
+    ProcStat s;
+    if (readProcStat(root, atoi(e->d_name), s))
+      out.push_back(s);
   }
-  closedir(D);
-  return Out;
+  closedir(d);
+  return out;
 }
 
 } // namespace
@@ -70,139 +70,139 @@ namespace q2::orch::proc_tree {
 
 std::atomic<int> ActiveCount{0};
 
-bool readProcStat(const std::string &Root, int Pid, ProcStat &S) {
-  char Path[4096], Buf[1024];
-  size_t Len;
-  snprintf(Path, sizeof(Path), "%s/%d/stat", Root.c_str(), Pid);
-  if (!readSmallFile(Path, Buf, sizeof(Buf), Len))
+bool readProcStat(const std::string &root, int pid, ProcStat &s) {
+  char path[4096], buf[1024];
+  size_t len;
+  snprintf(path, sizeof(path), "%s/%d/stat", root.c_str(), pid);
+  if (!readSmallFile(path, buf, sizeof(buf), len))
     return false;
   // comm may contain spaces and parentheses: fields start after the last ')'.
-  char *P = strrchr(Buf, ')');
-  if (!P)
+  char *p = strrchr(buf, ')');
+  if (!p)
     return false;
-  S.pid = Pid;
+  s.pid = pid;
   // After ')': state ppid pgrp session tty tpgid flags minflt cminflt majflt
   // cmajflt utime stime cutime cstime priority nice threads itrealvalue
   // starttime (field 22 overall, the 20th after the comm).
-  char State;
-  int PPid, Pgrp;
-  if (sscanf(P + 1, " %c %d %d", &State, &PPid, &Pgrp) != 3)
+  char state;
+  int pPid, pgrp;
+  if (sscanf(p + 1, " %c %d %d", &state, &pPid, &pgrp) != 3)
     return false;
-  S.state = State;
-  S.ppid = PPid;
-  S.pgrp = Pgrp;
-  const char *Q = P + 1;
-  for (int Field = 0; Field < 20 && *Q; ++Q)
-    if (*Q == ' ')
-      ++Field;
-  S.startTime = strtoull(Q, nullptr, 10);
+  s.state = state;
+  s.ppid = pPid;
+  s.pgrp = pgrp;
+  const char *q = p + 1;
+  for (int field = 0; field < 20 && *q; ++q)
+    if (*q == ' ')
+      ++field;
+  s.startTime = strtoull(q, nullptr, 10);
   return true;
 }
 
-ProcMemory readProcMemory(const std::string &Root, int Pid) {
-  llvm::Expected<q2::profiling::ProcStatus> S =
-      q2::profiling::readProcStatus(Pid, Root);
-  if (!S) {
-    llvm::consumeError(S.takeError());
+ProcMemory readProcMemory(const std::string &root, int pid) {
+  llvm::Expected<q2::profiling::ProcStatus> s =
+      q2::profiling::readProcStatus(pid, root);
+  if (!s) {
+    llvm::consumeError(s.takeError());
     return {};
   }
-  return {S->vmRSS, S->vmHWM};
+  return {s->vmRSS, s->vmHWM};
 }
 
 std::vector<TreeTracker::Member> TreeTracker::scan() {
-  std::vector<ProcStat> All = readAllProcs(ProcRoot);
-  std::unordered_map<int, std::vector<size_t>> Children;
-  std::unordered_map<int, size_t> ByPid;
-  for (size_t I = 0; I < All.size(); ++I) {
-    Children[All[I].ppid].push_back(I);
-    ByPid[All[I].pid] = I;
+  std::vector<ProcStat> all = readAllProcs(ProcRoot);
+  std::unordered_map<int, std::vector<size_t>> children;
+  std::unordered_map<int, size_t> byPid;
+  for (size_t i = 0; i < all.size(); ++i) {
+    children[all[i].ppid].push_back(i);
+    byPid[all[i].pid] = i;
   }
   std::deque<size_t> Work;
   std::set<int> Seen;
-  auto Push = [&](size_t I) {
-    if (Seen.insert(All[I].pid).second)
-      Work.push_back(I);
+  auto push = [&](size_t i) {
+    if (Seen.insert(all[i].pid).second)
+      Work.push_back(i);
   };
-  const int Self = ::getpid();
-  bool Adopt = AdoptOrphans && ActiveCount.load() == 1;
-  for (size_t I = 0; I < All.size(); ++I) {
-    const ProcStat &S = All[I];
-    auto K = Known.find(S.pid);
-    if (Adopt && S.ppid == Self && S.pid != Root &&
-        S.startTime >= RootStart) {
-      Push(I);
+  const int self = ::getpid();
+  bool adopt = AdoptOrphans && ActiveCount.load() == 1;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const ProcStat &s = all[i];
+    auto k = Known.find(s.pid);
+    if (adopt && s.ppid == self && s.pid != Root &&
+        s.startTime >= RootStart) {
+      push(i);
       continue;
     }
     // Root, our process group, and everything tracked before.
     // Once the root is reaped its pid (and so its process group id) may
     // belong to somebody else, e.g. another point's root in a parallel
     // sweep: from then on only processes identified before count.
-    bool Ours = !RootReaped && (S.pid == Root || S.pgrp == Root);
-    if (Ours || (K != Known.end() && K->second == S.startTime))
-      Push(I);
+    bool ours = !RootReaped && (s.pid == Root || s.pgrp == Root);
+    if (ours || (k != Known.end() && k->second == s.startTime))
+      push(i);
   }
   while (!Work.empty()) {
-    size_t I = Work.front();
+    size_t i = Work.front();
     Work.pop_front();
-    auto It = Children.find(All[I].pid);
-    if (It != Children.end())
-      for (size_t C : It->second)
-        Push(C);
+    auto it = children.find(all[i].pid);
+    if (it != children.end())
+      for (size_t c : it->second)
+        push(c);
   }
-  std::vector<Member> Out;
-  for (int Pid : Seen) {
-    const ProcStat &S = All[ByPid[Pid]];
-    Known[Pid] = S.startTime;
-    Out.push_back({Pid, S.state == 'Z' || S.state == 'X'});
+  std::vector<Member> out;
+  for (int pid : Seen) {
+    const ProcStat &s = all[byPid[pid]];
+    Known[pid] = s.startTime;
+    out.push_back({pid, s.state == 'Z' || s.state == 'X'});
   }
-  return Out;
+  return out;
 }
 
 void TreeTracker::noteRootStart() {
-  ProcStat S;
-  if (readProcStat(ProcRoot, Root, S))
-    RootStart = S.startTime;
+  ProcStat s;
+  if (readProcStat(ProcRoot, Root, s))
+    RootStart = s.startTime;
 }
 
-void TreeTracker::reapKnown(int Except) {
-  for (auto &KV : Known) {
-    if (KV.first == Except)
+void TreeTracker::reapKnown(int except) {
+  for (auto &kv : Known) {
+    if (kv.first == except)
       continue;
-    ProcStat S;
-    if (!readProcStat(ProcRoot, KV.first, S) || S.startTime != KV.second ||
-        S.state != 'Z' || S.ppid != ::getpid())
+    ProcStat s;
+    if (!readProcStat(ProcRoot, kv.first, s) || s.startTime != kv.second ||
+        s.state != 'Z' || s.ppid != ::getpid())
       continue;
-    while (::waitpid(KV.first, nullptr, WNOHANG) < 0 && errno == EINTR) {
+    while (::waitpid(kv.first, nullptr, WNOHANG) < 0 && errno == EINTR) {
     }
   }
 }
 
-void signalTree(int Pgid, const std::vector<TreeTracker::Member> &Members,
-                int Sig) {
-  if (Pgid > 0)
-    ::killpg(Pgid, Sig);
-  for (const auto &M : Members)
-    if (!M.zombie)
-      ::kill(M.pid, Sig);
+void signalTree(int pgid, const std::vector<TreeTracker::Member> &members,
+                int sig) {
+  if (pgid > 0)
+    ::killpg(pgid, sig);
+  for (const auto &m : members)
+    if (!m.zombie)
+      ::kill(m.pid, sig);
 }
 
 void becomeSubreaper() {
   // Orphaned grandchildren are reparented to us instead of init, so a
   // daemonizing descendant stays visible (and reapable) until it is gone.
-  static std::once_flag Once;
-  std::call_once(Once, [] { ::prctl(PR_SET_CHILD_SUBREAPER, 1); });
+  static std::once_flag once;
+  std::call_once(once, [] { ::prctl(PR_SET_CHILD_SUBREAPER, 1); });
 }
 
 } // namespace q2::orch::proc_tree
 
-TreeSample q2::orch::sampleProcessTree(int RootPid,
-                                      const std::string &ProcRoot) {
-  TreeTracker T(RootPid, ProcRoot);
-  TreeSample S;
-  for (const auto &M : T.scan()) {
-    S.pids.push_back(M.pid);
-    if (!M.zombie)
-      S.rssBytes += readProcMemory(ProcRoot, M.pid).rss;
+TreeSample q2::orch::sampleProcessTree(int rootPid,
+                                      const std::string &procRoot) {
+  TreeTracker t(rootPid, procRoot);
+  TreeSample s;
+  for (const auto &m : t.scan()) {
+    s.pids.push_back(m.pid);
+    if (!m.zombie)
+      s.rssBytes += readProcMemory(procRoot, m.pid).rss;
   }
-  return S;
+  return s;
 }

@@ -22,7 +22,7 @@ struct ProcStat {
   char state = '?';
   unsigned long long startTime = 0;
 };
-bool readProcStat(const std::string &Root, int Pid, ProcStat &S);
+bool readProcStat(const std::string &root, int pid, ProcStat &s);
 
 /// VmRSS and VmHWM of one process from one read of /proc/PID/status (the
 /// profiling library's allocation-free reader); zeros when it is gone or
@@ -30,7 +30,7 @@ bool readProcStat(const std::string &Root, int Pid, ProcStat &S);
 struct ProcMemory {
   uint64_t rss = 0, hwm = 0;
 };
-ProcMemory readProcMemory(const std::string &Root, int Pid);
+ProcMemory readProcMemory(const std::string &root, int pid);
 
 /// Measurements in progress in this process, counted from before their
 /// spawn until after their last reap. A descendant that detaches and is
@@ -45,8 +45,8 @@ extern std::atomic<int> ActiveCount;
 /// for it) even after its parent died and it was reparented.
 class TreeTracker {
 public:
-  TreeTracker(int RootPid, std::string ProcRoot)
-      : Root(RootPid), ProcRoot(std::move(ProcRoot)) {}
+  TreeTracker(int rootPid, std::string procRoot)
+      : Root(rootPid), ProcRoot(std::move(procRoot)) {}
 
   struct Member {
     int pid;
@@ -66,7 +66,7 @@ public:
   /// The pid is checked to still be the same process (start time) and our
   /// child: a blind waitpid could reap a reused pid, i.e. the root of
   /// another measurement running in another thread.
-  void reapKnown(int Except);
+  void reapKnown(int except);
 
 private:
   int Root;
@@ -78,8 +78,8 @@ private:
 };
 
 /// Pgid <= 0: the group may no longer be ours; signal members only.
-void signalTree(int Pgid, const std::vector<TreeTracker::Member> &Members,
-                int Sig);
+void signalTree(int pgid, const std::vector<TreeTracker::Member> &members,
+                int sig);
 /// Orphaned grandchildren are reparented to us instead of init.
 void becomeSubreaper();
 

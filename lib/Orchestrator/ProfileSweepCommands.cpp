@@ -30,119 +30,119 @@ namespace {
 
 
 /// Parses NAME=FILE[:N_TERMS].
-bool parseMolecule(StringRef V, Molecule &M) {
-  std::pair<std::string, std::string> KV;
-  if (!splitKV(V, KV))
+bool parseMolecule(StringRef v, Molecule &m) {
+  std::pair<std::string, std::string> kv;
+  if (!splitKV(v, kv))
     return false;
-  M.name = KV.first;
-  StringRef File = KV.second;
-  size_t Colon = File.rfind(':');
-  if (Colon != StringRef::npos) {
-    unsigned N;
-    if (!File.drop_front(Colon + 1).getAsInteger(10, N)) {
-      M.nTerms = N;
-      File = File.take_front(Colon);
+  m.name = kv.first;
+  StringRef file = kv.second;
+  size_t colon = file.rfind(':');
+  if (colon != StringRef::npos) {
+    unsigned n;
+    if (!file.drop_front(colon + 1).getAsInteger(10, n)) {
+      m.nTerms = n;
+      file = file.take_front(colon);
     }
   }
-  M.hamiltonian = absolute(File);
+  m.hamiltonian = absolute(file);
   return true;
 }
 
 /// The options shared by run and sweep; an error message names the flag.
-llvm::Expected<SweepSpec> pointSpec(Options &O) {
-  auto Err = [](const llvm::Twine &Msg) {
-    return llvm::createStringError(Msg);
+llvm::Expected<SweepSpec> pointSpec(Options &o) {
+  auto err = [](const llvm::Twine &msg) {
+    return llvm::createStringError(msg);
   };
-  SweepSpec S;
-  S.outDir = O.Out;
-  auto Template = [&](const char *Name, const std::string &Text,
-                      std::vector<std::string> &Out) -> llvm::Error {
-    llvm::BumpPtrAllocator Alloc;
-    llvm::StringSaver Saver(Alloc);
-    llvm::SmallVector<const char *, 16> Toks;
-    cl::TokenizeGNUCommandLine(Text, Saver, Toks);
-    Out.assign(Toks.begin(), Toks.end());
-    if (Out.empty())
-      return Err(llvm::Twine(Name) + ": empty command template");
+  SweepSpec s;
+  s.outDir = o.Out;
+  auto Template = [&](const char *name, const std::string &text,
+                      std::vector<std::string> &out) -> llvm::Error {
+    llvm::BumpPtrAllocator alloc;
+    llvm::StringSaver saver(alloc);
+    llvm::SmallVector<const char *, 16> toks;
+    cl::TokenizeGNUCommandLine(text, saver, toks);
+    out.assign(toks.begin(), toks.end());
+    if (out.empty())
+      return err(llvm::Twine(name) + ": empty command template");
     return llvm::Error::success();
   };
-  if (O.PhaseA.getNumOccurrences())
-    if (llvm::Error E = Template("--phase-a", O.PhaseA, S.commands.phaseA))
-      return std::move(E);
-  if (O.PhaseBC.getNumOccurrences())
-    if (llvm::Error E = Template("--phase-bc", O.PhaseBC, S.commands.phaseBC))
-      return std::move(E);
-  for (const std::string &V : O.Vars) {
-    std::pair<std::string, std::string> KV;
-    if (!splitKV(V, KV))
-      return Err("--var: expected K=V, got '" + V + "'");
-    S.vars[KV.first] = KV.second;
+  if (o.PhaseA.getNumOccurrences())
+    if (llvm::Error e = Template("--phase-a", o.PhaseA, s.commands.phaseA))
+      return std::move(e);
+  if (o.PhaseBC.getNumOccurrences())
+    if (llvm::Error e = Template("--phase-bc", o.PhaseBC, s.commands.phaseBC))
+      return std::move(e);
+  for (const std::string &v : o.Vars) {
+    std::pair<std::string, std::string> kv;
+    if (!splitKV(v, kv))
+      return err("--var: expected K=V, got '" + v + "'");
+    s.vars[kv.first] = kv.second;
   }
-  if (O.Runs == 0)
-    return Err("--runs: expected a positive integer, got 0");
-  S.runs = O.Runs;
-  auto Positive = [&](const char *Name, double V) -> llvm::Error {
-    if (!std::isfinite(V) || V <= 0)
-      return Err(llvm::Twine(Name) +
+  if (o.Runs == 0)
+    return err("--runs: expected a positive integer, got 0");
+  s.runs = o.Runs;
+  auto positive = [&](const char *name, double v) -> llvm::Error {
+    if (!std::isfinite(v) || v <= 0)
+      return err(llvm::Twine(name) +
                  ": expected a finite positive number, got " +
-                 shortNum(V));
+                 shortNum(v));
     return llvm::Error::success();
   };
-  if (llvm::Error E = Positive("--wall-s", O.Wall))
-    return std::move(E);
-  if (llvm::Error E = Positive("--point-rss-mb", O.PointRss))
-    return std::move(E);
-  S.phase.wallBudgetS = O.Wall;
-  S.phase.rssBudgetMB = O.PointRss;
-  S.phase.pollS = O.Poll / 1000.0;
-  if (llvm::Error E = checkPollInterval(S.phase.pollS, S.phase.wallBudgetS))
-    return Err("--poll-ms: " + llvm::toString(std::move(E)));
-  return S;
+  if (llvm::Error e = positive("--wall-s", o.Wall))
+    return std::move(e);
+  if (llvm::Error e = positive("--point-rss-mb", o.PointRss))
+    return std::move(e);
+  s.phase.wallBudgetS = o.Wall;
+  s.phase.rssBudgetMB = o.PointRss;
+  s.phase.pollS = o.Poll / 1000.0;
+  if (llvm::Error e = checkPollInterval(s.phase.pollS, s.phase.wallBudgetS))
+    return err("--poll-ms: " + llvm::toString(std::move(e)));
+  return s;
 }
 
 /// Fills in defaults that depend on the machine and the executable.
-void finalizeSpec(Options &O, SweepSpec &S, const char *Argv0) {
+void finalizeSpec(Options &o, SweepSpec &s, const char *argv0) {
   // Default admission budget: what the machine has, keeping 20% spare.
-  if (S.totalRssMB <= 0 && S.jobs > 1) {
-    S.totalRssMB = S.phase.rssBudgetMB * S.jobs;
-    llvm::Expected<uint64_t> Avail = q2::profiling::readMemAvailable();
-    if (Avail) {
-      double MB = 0.8 * double(*Avail) / 1e6;
-      if (MB > 0 && MB < S.totalRssMB)
-        S.totalRssMB = MB;
+  if (s.totalRssMB <= 0 && s.jobs > 1) {
+    s.totalRssMB = s.phase.rssBudgetMB * s.jobs;
+    llvm::Expected<uint64_t> avail = q2::profiling::readMemAvailable();
+    if (avail) {
+      double mb = 0.8 * double(*avail) / 1e6;
+      if (mb > 0 && mb < s.totalRssMB)
+        s.totalRssMB = mb;
     } else {
-      llvm::consumeError(Avail.takeError());
+      llvm::consumeError(avail.takeError());
     }
   }
-  S.outDir = absolute(S.outDir);
-  if (!S.vars.count("q2_qpe"))
-    S.vars["q2_qpe"] =
-        O.QpeTool.empty() ? siblingTool(Argv0, "q2-qpe") : O.QpeTool;
-  if (!S.vars.count("q2_opt"))
-    S.vars["q2_opt"] =
-        O.OptTool.empty() ? siblingTool(Argv0, "q2-opt") : O.OptTool;
+  s.outDir = absolute(s.outDir);
+  if (!s.vars.count("q2_qpe"))
+    s.vars["q2_qpe"] =
+        o.QpeTool.empty() ? siblingTool(argv0, "q2-qpe") : o.QpeTool;
+  if (!s.vars.count("q2_opt"))
+    s.vars["q2_opt"] =
+        o.OptTool.empty() ? siblingTool(argv0, "q2-opt") : o.OptTool;
 }
 
 /// Progress on a terminal only, never in CI logs.
 class ProgressLine {
 public:
-  explicit ProgressLine(bool Disabled) {
-    const char *CI = getenv("CI");
-    Enabled = !Disabled && isatty(STDERR_FILENO) && (!CI || !*CI);
+  explicit ProgressLine(bool disabled) {
+    const char *ci = getenv("CI");
+    Enabled = !disabled && isatty(STDERR_FILENO) && (!ci || !*ci);
   }
-  void operator()(const ProgressEvent &E) {
+  void operator()(const ProgressEvent &e) {
     if (!Enabled)
       return;
-    std::string Line = llvm::formatv("[{0}/{1}] {2} running, elapsed {3}",
-                                     E.done, E.total, E.running,
-                                     duration(E.elapsedS))
+    std::string line = llvm::formatv("[{0}/{1}] {2} running, elapsed {3}",
+                                     e.done, e.total, e.running,
+                                     duration(e.elapsedS))
                            .str();
-    Line += ", ETA " + (E.etaS < 0 ? std::string("?") : duration(E.etaS));
-    if (E.kind == ProgressEvent::Finished && E.status != "ok")
-      errs() << "\r\x1b[K" << E.point.key() << ": " << E.status << "\n";
-    if (E.kind == ProgressEvent::Started)
-      Line += " | started " + E.point.key();
-    errs() << "\r\x1b[K" << Line;
+    line += ", ETA " + (e.etaS < 0 ? std::string("?") : duration(e.etaS));
+    if (e.kind == ProgressEvent::Finished && e.status != "ok")
+      errs() << "\r\x1b[K" << e.point.key() << ": " << e.status << "\n";
+    if (e.kind == ProgressEvent::Started)
+      line += " | started " + e.point.key();
+    errs() << "\r\x1b[K" << line;
     errs().flush();
     Dirty = true;
   }
@@ -152,160 +152,160 @@ public:
   }
 
 private:
-  static std::string duration(double S) {
-    if (S < 120)
-      return llvm::formatv("{0:f1}s", S).str();
-    unsigned T = unsigned(S);
-    return llvm::formatv("{0}m{1:d2}s", T / 60, T % 60).str();
+  static std::string duration(double s) {
+    if (s < 120)
+      return llvm::formatv("{0:f1}s", s).str();
+    unsigned t = unsigned(s);
+    return llvm::formatv("{0}m{1:d2}s", t / 60, t % 60).str();
   }
   bool Enabled;
   bool Dirty = false;
 };
 
-int emitJobs(const SweepSpec &S, const std::string &File,
-             const char *Argv0) {
-  std::string Common =
-      shellQuote(selfPath(Argv0)) + " sweep --out " + shellQuote(S.outDir);
-  for (const auto &M : S.molecules)
-    Common += " --molecule " +
-              shellQuote(M.name + "=" + M.hamiltonian +
-                         (M.nTerms ? ":" + std::to_string(M.nTerms) : ""));
-  Common += " --phase-a " + shellQuote(joinTemplate(S.commands.phaseA));
-  Common += " --phase-bc " + shellQuote(joinTemplate(S.commands.phaseBC));
-  for (const auto &KV : S.vars)
-    Common += " --var " + shellQuote(KV.first + "=" + KV.second);
+int emitJobs(const SweepSpec &s, const std::string &file,
+             const char *argv0) {
+  std::string common =
+      shellQuote(selfPath(argv0)) + " sweep --out " + shellQuote(s.outDir);
+  for (const auto &m : s.molecules)
+    common += " --molecule " +
+              shellQuote(m.name + "=" + m.hamiltonian +
+                         (m.nTerms ? ":" + std::to_string(m.nTerms) : ""));
+  common += " --phase-a " + shellQuote(joinTemplate(s.commands.phaseA));
+  common += " --phase-bc " + shellQuote(joinTemplate(s.commands.phaseBC));
+  for (const auto &kv : s.vars)
+    common += " --var " + shellQuote(kv.first + "=" + kv.second);
   // %.17g: the job must get exactly the budgets given here.
-  Common += " --runs " + std::to_string(S.runs) + " --wall-s " +
-            num(S.phase.wallBudgetS) + " --point-rss-mb " + num(S.phase.rssBudgetMB) +
-            " --poll-ms " + num(S.phase.pollS * 1000) + " --no-progress";
-  if (S.retryFailed)
-    Common += " --retry-failed";
-  std::string Text;
-  std::vector<PointId> Ids = enumeratePoints(S);
-  for (const auto &Id : Ids)
-    Text += Common + " --grid " + std::to_string(Id.nEst) + "x" +
-            std::to_string(Id.nTrotter) + " --modes " + shellQuote(Id.mode) +
-            " --only " + shellQuote(Id.key()) + "\n";
-  if (llvm::Error E = q2::writeFileAtomically(File, Text))
-    return fail("--emit-jobs: " + llvm::toString(std::move(E)));
-  errs() << "q2-profile: wrote " << Ids.size() << " jobs to " << File << "\n";
+  common += " --runs " + std::to_string(s.runs) + " --wall-s " +
+            num(s.phase.wallBudgetS) + " --point-rss-mb " + num(s.phase.rssBudgetMB) +
+            " --poll-ms " + num(s.phase.pollS * 1000) + " --no-progress";
+  if (s.retryFailed)
+    common += " --retry-failed";
+  std::string text;
+  std::vector<PointId> ids = enumeratePoints(s);
+  for (const auto &id : ids)
+    text += common + " --grid " + std::to_string(id.nEst) + "x" +
+            std::to_string(id.nTrotter) + " --modes " + shellQuote(id.mode) +
+            " --only " + shellQuote(id.key()) + "\n";
+  if (llvm::Error e = q2::writeFileAtomically(file, text))
+    return fail("--emit-jobs: " + llvm::toString(std::move(e)));
+  errs() << "q2-profile: wrote " << ids.size() << " jobs to " << file << "\n";
   return 0;
 }
 
-int runSpec(SweepSpec &S, bool NoProgress) {
+int runSpec(SweepSpec &s, bool noProgress) {
   installInterruptHandler();
-  S.cancel = &Interrupted;
-  S.cancelSignal = &InterruptSignal;
-  std::optional<ProgressLine> Line(std::in_place, NoProgress);
-  llvm::Expected<SweepSummary> Sum =
-      runSweep(S, [&](const ProgressEvent &E) { (*Line)(E); });
-  Line.reset(); // Clears the progress line before the table.
-  if (!Sum)
-    return fail(llvm::toString(Sum.takeError()));
-  std::vector<PointRecord> Results = resultsOf(*Sum);
-  outs() << summaryTable(Results);
+  s.cancel = &Interrupted;
+  s.cancelSignal = &InterruptSignal;
+  std::optional<ProgressLine> line(std::in_place, noProgress);
+  llvm::Expected<SweepSummary> sum =
+      runSweep(s, [&](const ProgressEvent &e) { (*line)(e); });
+  line.reset(); // Clears the progress line before the table.
+  if (!sum)
+    return fail(llvm::toString(sum.takeError()));
+  std::vector<PointRecord> results = resultsOf(*sum);
+  outs() << summaryTable(results);
   // Failures of the machinery (not of the point) have no result.json to
   // look into: say why here.
-  for (const PointRecord &R : Results)
-    if (R.reason == "error" && R.message)
-      errs() << "q2-profile: " << R.key << ": " << *R.message << "\n";
-  errs() << "q2-profile: " << Sum->ran << " run, " << Sum->skipped
-         << " skipped (already done), " << Sum->failed << " failed";
-  if (S.only.empty())
-    errs() << "; summary in " << S.outDir << "/summary.{txt,csv}";
+  for (const PointRecord &r : results)
+    if (r.reason == "error" && r.message)
+      errs() << "q2-profile: " << r.key << ": " << *r.message << "\n";
+  errs() << "q2-profile: " << sum->ran << " run, " << sum->skipped
+         << " skipped (already done), " << sum->failed << " failed";
+  if (s.only.empty())
+    errs() << "; summary in " << s.outDir << "/summary.{txt,csv}";
   errs() << "\n";
-  if (Sum->cancelled) {
-    int Sig = InterruptSignal.load();
+  if (sum->cancelled) {
+    int sig = InterruptSignal.load();
     errs() << "q2-profile: interrupted"
-           << (Sig ? " by " + signalName(Sig) : std::string())
+           << (sig ? " by " + signalName(sig) : std::string())
            << "; rerun the same command to resume\n";
     return 130;
   }
   // Every point is written; the status tells a script that some failed.
-  return Sum->failed ? kExitPointsFailed : 0;
+  return sum->failed ? kExitPointsFailed : 0;
 }
 
 } // namespace
 
-int q2::orch::profile_tool::cmdSweep(Options &O, const char *Argv0) {
-  llvm::Expected<SweepSpec> Spec = pointSpec(O);
-  if (!Spec)
-    return fail(llvm::toString(Spec.takeError()));
-  SweepSpec &S = *Spec;
-  for (const std::string &V : O.Molecules) {
-    Molecule M;
-    if (!parseMolecule(V, M))
-      return fail("--molecule: expected NAME=FILE[:N_TERMS], got '" + V +
+int q2::orch::profile_tool::cmdSweep(Options &o, const char *argv0) {
+  llvm::Expected<SweepSpec> spec = pointSpec(o);
+  if (!spec)
+    return fail(llvm::toString(spec.takeError()));
+  SweepSpec &s = *spec;
+  for (const std::string &v : o.Molecules) {
+    Molecule m;
+    if (!parseMolecule(v, m))
+      return fail("--molecule: expected NAME=FILE[:N_TERMS], got '" + v +
                   "'");
-    S.molecules.push_back(M);
+    s.molecules.push_back(m);
   }
-  if (O.Grid.getNumOccurrences()) {
-    auto G = parseGrid(O.Grid);
-    if (!G)
-      return fail("--grid: " + llvm::toString(G.takeError()));
-    S.grid = *G;
+  if (o.Grid.getNumOccurrences()) {
+    auto g = parseGrid(o.Grid);
+    if (!g)
+      return fail("--grid: " + llvm::toString(g.takeError()));
+    s.grid = *g;
   }
-  if (O.Modes.getNumOccurrences()) {
-    S.modes.clear();
-    llvm::SmallVector<StringRef, 4> Parts;
-    StringRef(O.Modes).split(Parts, ',', -1, false);
-    for (StringRef P : Parts)
-      if (!P.trim().empty())
-        S.modes.push_back(P.trim().str());
-    if (S.modes.empty())
+  if (o.Modes.getNumOccurrences()) {
+    s.modes.clear();
+    llvm::SmallVector<StringRef, 4> parts;
+    StringRef(o.Modes).split(parts, ',', -1, false);
+    for (StringRef p : parts)
+      if (!p.trim().empty())
+        s.modes.push_back(p.trim().str());
+    if (s.modes.empty())
       return fail("--modes: empty");
   }
-  if (O.Jobs == 0)
+  if (o.Jobs == 0)
     return fail("--jobs: expected a positive integer, got 0");
-  S.jobs = O.Jobs;
-  if (O.TotalRss.getNumOccurrences()) {
-    if (!std::isfinite(O.TotalRss) || O.TotalRss <= 0)
+  s.jobs = o.Jobs;
+  if (o.TotalRss.getNumOccurrences()) {
+    if (!std::isfinite(o.TotalRss) || o.TotalRss <= 0)
       return fail("--rss-budget-mb: expected a finite positive number");
-    S.totalRssMB = O.TotalRss;
+    s.totalRssMB = o.TotalRss;
   }
-  S.only.assign(O.Only.begin(), O.Only.end());
-  S.retryFailed = O.RetryFailed;
-  if (S.outDir.empty())
+  s.only.assign(o.Only.begin(), o.Only.end());
+  s.retryFailed = o.RetryFailed;
+  if (s.outDir.empty())
     return fail("sweep: --out DIR is required");
-  if (S.molecules.empty()) {
-    llvm::Expected<Molecule> M =
-        defaultMolecule(examplesDirFor(selfPath(Argv0)));
-    if (!M)
-      return fail(llvm::toString(M.takeError()));
-    S.molecules.push_back(*M);
+  if (s.molecules.empty()) {
+    llvm::Expected<Molecule> m =
+        defaultMolecule(examplesDirFor(selfPath(argv0)));
+    if (!m)
+      return fail(llvm::toString(m.takeError()));
+    s.molecules.push_back(*m);
   }
-  finalizeSpec(O, S, Argv0);
-  if (llvm::Error E = validateSweepSpec(S))
-    return fail(llvm::toString(std::move(E)));
-  if (!O.EmitJobs.empty())
-    return emitJobs(S, O.EmitJobs, Argv0);
-  return runSpec(S, O.NoProgress);
+  finalizeSpec(o, s, argv0);
+  if (llvm::Error e = validateSweepSpec(s))
+    return fail(llvm::toString(std::move(e)));
+  if (!o.EmitJobs.empty())
+    return emitJobs(s, o.EmitJobs, argv0);
+  return runSpec(s, o.NoProgress);
 }
 
-int q2::orch::profile_tool::cmdRun(Options &O, const char *Argv0) {
-  llvm::Expected<SweepSpec> Spec = pointSpec(O);
-  if (!Spec)
-    return fail(llvm::toString(Spec.takeError()));
-  SweepSpec &S = *Spec;
-  if (S.outDir.empty() || O.Ham.empty() || !O.NEst || !O.NTrotter)
+int q2::orch::profile_tool::cmdRun(Options &o, const char *argv0) {
+  llvm::Expected<SweepSpec> spec = pointSpec(o);
+  if (!spec)
+    return fail(llvm::toString(spec.takeError()));
+  SweepSpec &s = *spec;
+  if (s.outDir.empty() || o.Ham.empty() || !o.NEst || !o.NTrotter)
     return fail("run: --out, --ham, --n-est and --n-trotter are required");
-  if (!llvm::sys::fs::exists(O.Ham))
-    return fail(O.Ham + ": no such file");
-  S.molecules = {{O.RunMolecule, absolute(O.Ham), O.NTerms}};
-  S.grid = {{O.NEst, O.NTrotter}};
-  switch (O.Mode) {
+  if (!llvm::sys::fs::exists(o.Ham))
+    return fail(o.Ham + ": no such file");
+  s.molecules = {{o.RunMolecule, absolute(o.Ham), o.NTerms}};
+  s.grid = {{o.NEst, o.NTrotter}};
+  switch (o.Mode) {
   case RunMode::Fixed:
-    S.modes = {"fixed"};
+    s.modes = {"fixed"};
     break;
   case RunMode::Dynamic:
-    S.modes = {"dynamic"};
+    s.modes = {"dynamic"};
     break;
   case RunMode::Both:
-    S.modes = {"fixed", "dynamic"};
+    s.modes = {"fixed", "dynamic"};
     break;
   }
-  finalizeSpec(O, S, Argv0);
-  if (llvm::Error E = validateSweepSpec(S))
-    return fail(llvm::toString(std::move(E)));
-  return runSpec(S, O.NoProgress);
+  finalizeSpec(o, s, argv0);
+  if (llvm::Error e = validateSweepSpec(s))
+    return fail(llvm::toString(std::move(e)));
+  return runSpec(s, o.NoProgress);
 }

@@ -44,20 +44,20 @@ using llvm::outs;
 namespace q2::orch::profile_tool {
 
 const SweepSpec &specDefaults() {
-  static const SweepSpec Defaults;
-  return Defaults;
+  static const SweepSpec defaults;
+  return defaults;
 }
-const char *withDefault(const char *Help, double V) {
-  static std::deque<std::string> Texts;
-  char Buf[32];
-  snprintf(Buf, sizeof(Buf), "%g", V);
-  return Texts.emplace_back(std::string(Help) + " (default " + Buf + ")")
+const char *withDefault(const char *help, double v) {
+  static std::deque<std::string> texts;
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%g", v);
+  return texts.emplace_back(std::string(help) + " (default " + buf + ")")
       .c_str();
 }
 
 Options &options() {
-  static Options O;
-  return O;
+  static Options o;
+  return o;
 }
 
 //===----------------------------------------------------------------------===//
@@ -68,8 +68,8 @@ std::atomic<bool> Interrupted{false};
 std::atomic<int> InterruptSignal{0};
 
 namespace {
-void onSignal(int Sig) {
-  InterruptSignal.store(Sig);
+void onSignal(int sig) {
+  InterruptSignal.store(sig);
   Interrupted.store(true);
 }
 } // namespace
@@ -82,86 +82,86 @@ void installInterruptHandler() {
   static_assert(std::atomic<bool>::is_always_lock_free &&
                     std::atomic<int>::is_always_lock_free,
                 "the signal handler needs lock-free atomics");
-  struct sigaction SA;
-  memset(&SA, 0, sizeof(SA));
-  SA.sa_handler = onSignal;
-  SA.sa_flags = SA_RESETHAND;
-  sigemptyset(&SA.sa_mask);
-  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
-    sigaction(Sig, &SA, nullptr);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = onSignal;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    sigaction(sig, &sa, nullptr);
 }
 
-int fail(const llvm::Twine &Msg) {
-  errs() << "q2-profile: error: " << Msg << "\n";
+int fail(const llvm::Twine &msg) {
+  errs() << "q2-profile: error: " << msg << "\n";
   return 2;
 }
 
-bool splitKV(StringRef S, std::pair<std::string, std::string> &KV) {
-  size_t Eq = S.find('=');
-  if (Eq == StringRef::npos || Eq == 0)
+bool splitKV(StringRef s, std::pair<std::string, std::string> &kv) {
+  size_t eq = s.find('=');
+  if (eq == StringRef::npos || eq == 0)
     return false;
-  KV = {S.substr(0, Eq).str(), S.substr(Eq + 1).str()};
+  kv = {s.substr(0, eq).str(), s.substr(eq + 1).str()};
   return true;
 }
 
-std::string absolute(StringRef P) {
-  llvm::SmallString<256> S(P);
-  llvm::sys::fs::make_absolute(S);
-  llvm::sys::path::remove_dots(S, /*remove_dot_dot=*/true);
-  return std::string(S);
+std::string absolute(StringRef p) {
+  llvm::SmallString<256> s(p);
+  llvm::sys::fs::make_absolute(s);
+  llvm::sys::path::remove_dots(s, /*remove_dot_dot=*/true);
+  return std::string(s);
 }
 
-std::string selfPath(const char *Argv0) {
+std::string selfPath(const char *argv0) {
   return llvm::sys::fs::getMainExecutable(
-      Argv0, reinterpret_cast<void *>(&q2::orch::q2ProfileMain));
+      argv0, reinterpret_cast<void *>(&q2::orch::q2ProfileMain));
 }
 
-std::string siblingTool(const char *Argv0, const char *Name) {
-  std::string Self = selfPath(Argv0);
-  if (!Self.empty()) {
-    llvm::SmallString<256> P(llvm::sys::path::parent_path(Self));
-    llvm::sys::path::append(P, Name);
-    if (llvm::sys::fs::can_execute(P))
-      return std::string(P);
+std::string siblingTool(const char *argv0, const char *name) {
+  std::string self = selfPath(argv0);
+  if (!self.empty()) {
+    llvm::SmallString<256> p(llvm::sys::path::parent_path(self));
+    llvm::sys::path::append(p, name);
+    if (llvm::sys::fs::can_execute(p))
+      return std::string(p);
   }
-  return Name; // Left to PATH lookup.
+  return name; // Left to PATH lookup.
 }
 
-std::string shellQuote(const std::string &S) {
+std::string shellQuote(const std::string &s) {
   // Braces are safe unless they could form a brace expansion ({a,b}, {1..3}).
-  bool Braces = S.find_first_of("{}") != std::string::npos;
-  bool Expansion = Braces && (S.find(',') != std::string::npos ||
-                              S.find("..") != std::string::npos);
-  if (!S.empty() && !Expansion &&
-      S.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+  bool braces = s.find_first_of("{}") != std::string::npos;
+  bool expansion = braces && (s.find(',') != std::string::npos ||
+                              s.find("..") != std::string::npos);
+  if (!s.empty() && !expansion &&
+      s.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                           "0123456789-_./=:,+@%{}") == std::string::npos)
-    return S;
-  std::string Out = "'";
-  for (char C : S)
-    Out += C == '\'' ? std::string("'\\''") : std::string(1, C);
-  return Out + "'";
+    return s;
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
-std::string joinTemplate(const std::vector<std::string> &Words) {
-  std::string Out;
-  for (const auto &W : Words)
-    Out += (Out.empty() ? "" : " ") + shellQuote(W);
-  return Out;
+std::string joinTemplate(const std::vector<std::string> &words) {
+  std::string out;
+  for (const auto &w : words)
+    out += (out.empty() ? "" : " ") + shellQuote(w);
+  return out;
 }
 
 /// Exactly (for job files).
-std::string num(double V) {
-  char Buf[64];
-  snprintf(Buf, sizeof(Buf), "%.17g", V);
-  return Buf;
+std::string num(double v) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
 }
 
 /// Shortly (for messages).
-std::string shortNum(double V) {
-  char Buf[32];
-  snprintf(Buf, sizeof(Buf), "%g", V);
-  return Buf;
+std::string shortNum(double v) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
 }
 
 } // namespace q2::orch::profile_tool
@@ -172,79 +172,79 @@ namespace {
 // measure
 //===----------------------------------------------------------------------===//
 
-int cmdMeasure(Options &O, std::vector<std::string> Command) {
-  if (!O.MStray.empty())
-    return fail("measure: unknown argument '" + O.MStray.front() +
+int cmdMeasure(Options &o, std::vector<std::string> command) {
+  if (!o.MStray.empty())
+    return fail("measure: unknown argument '" + o.MStray.front() +
                 "' (the command goes after --)");
-  MeasureOptions M;
-  M.argv = std::move(Command);
-  M.outDir = O.MOut;
-  M.wallBudgetS = O.MWall;
-  M.rssBudgetMB = O.MRss;
-  M.cwd = O.MCwd;
-  M.pollS = O.MPoll / 1000.0;
-  M.killGraceS = O.MGrace;
-  for (const std::string &V : O.MEnv) {
-    std::pair<std::string, std::string> KV;
-    if (!splitKV(V, KV))
-      return fail("--env: expected K=V, got '" + V + "'");
-    M.env.push_back(KV);
+  MeasureOptions m;
+  m.argv = std::move(command);
+  m.outDir = o.MOut;
+  m.wallBudgetS = o.MWall;
+  m.rssBudgetMB = o.MRss;
+  m.cwd = o.MCwd;
+  m.pollS = o.MPoll / 1000.0;
+  m.killGraceS = o.MGrace;
+  for (const std::string &v : o.MEnv) {
+    std::pair<std::string, std::string> kv;
+    if (!splitKV(v, kv))
+      return fail("--env: expected K=V, got '" + v + "'");
+    m.env.push_back(kv);
   }
-  if (M.outDir.empty())
+  if (m.outDir.empty())
     return fail("measure: --out DIR is required");
-  if (M.wallBudgetS == 0 && M.rssBudgetMB == 0 && M.argv.empty())
+  if (m.wallBudgetS == 0 && m.rssBudgetMB == 0 && m.argv.empty())
     return fail("measure: nothing to do (see q2-profile measure --help)");
-  if (llvm::Error E = checkPollInterval(M.pollS, M.wallBudgetS))
-    return fail("--poll-ms: " + llvm::toString(std::move(E)));
+  if (llvm::Error e = checkPollInterval(m.pollS, m.wallBudgetS))
+    return fail("--poll-ms: " + llvm::toString(std::move(e)));
   installInterruptHandler();
-  M.cancel = &Interrupted;
-  M.cancelSignal = &InterruptSignal;
-  llvm::Expected<MeasureRecord> R = measure(M);
-  if (!R)
-    return fail("measure: " + llvm::toString(R.takeError()));
-  if (!O.MQuiet) {
-    errs() << "q2-profile: " << stopReasonName(R->reason);
-    if (R->reason == StopReason::Cancelled) {
-      if (R->cancelledBy)
-        errs() << " by " << *R->cancelledBy;
+  m.cancel = &Interrupted;
+  m.cancelSignal = &InterruptSignal;
+  llvm::Expected<MeasureRecord> r = measure(m);
+  if (!r)
+    return fail("measure: " + llvm::toString(r.takeError()));
+  if (!o.MQuiet) {
+    errs() << "q2-profile: " << stopReasonName(r->reason);
+    if (r->reason == StopReason::Cancelled) {
+      if (r->cancelledBy)
+        errs() << " by " << *r->cancelledBy;
       errs() << " (the command "
-             << (R->signal ? "got " + R->signalName
-                           : "exited " + std::to_string(R->exitCode))
+             << (r->signal ? "got " + r->signalName
+                           : "exited " + std::to_string(r->exitCode))
              << ")";
-    } else if (R->reason == StopReason::Exit) {
-      errs() << " " << R->exitCode;
-    } else if (R->signal) {
-      errs() << " " << R->signalName;
+    } else if (r->reason == StopReason::Exit) {
+      errs() << " " << r->exitCode;
+    } else if (r->signal) {
+      errs() << " " << r->signalName;
     }
     errs() << llvm::format(", wall %.3f s, peak tree RSS %.1f MB -> ",
-                           R->wallS, R->peakTreeRssMB)
-           << M.outDir << "/record.json\n";
+                           r->wallS, r->peakTreeRssMB)
+           << m.outDir << "/record.json\n";
   }
-  return R->reason == StopReason::Cancelled ? 130 : 0;
+  return r->reason == StopReason::Cancelled ? 130 : 0;
 }
 
 //===----------------------------------------------------------------------===//
 // merge
 //===----------------------------------------------------------------------===//
 
-int cmdMerge(Options &O) {
-  if (O.Dirs.empty())
+int cmdMerge(Options &o) {
+  if (o.Dirs.empty())
     return fail("merge: no sweep directory given");
-  std::vector<std::string> Dirs(O.Dirs.begin(), O.Dirs.end());
-  auto Results = loadResults(Dirs);
-  if (!Results)
-    return fail(llvm::toString(Results.takeError()));
-  if (!O.MergeOut.empty()) {
-    if (std::error_code EC = llvm::sys::fs::create_directories(O.MergeOut))
-      return fail("--out: '" + O.MergeOut + "': " + EC.message());
-    if (llvm::Error E = writeSummary(O.MergeOut, *Results))
-      return fail(llvm::toString(std::move(E)));
-    llvm::SmallString<256> P(O.MergeOut);
-    llvm::sys::path::append(P, "results.json");
-    if (llvm::Error E = writeResults(P, *Results))
-      return fail(llvm::toString(std::move(E)));
+  std::vector<std::string> dirs(o.Dirs.begin(), o.Dirs.end());
+  auto results = loadResults(dirs);
+  if (!results)
+    return fail(llvm::toString(results.takeError()));
+  if (!o.MergeOut.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(o.MergeOut))
+      return fail("--out: '" + o.MergeOut + "': " + ec.message());
+    if (llvm::Error e = writeSummary(o.MergeOut, *results))
+      return fail(llvm::toString(std::move(e)));
+    llvm::SmallString<256> p(o.MergeOut);
+    llvm::sys::path::append(p, "results.json");
+    if (llvm::Error e = writeResults(p, *results))
+      return fail(llvm::toString(std::move(e)));
   }
-  outs() << (O.Csv ? summaryCsv(*Results) : summaryTable(*Results));
+  outs() << (o.Csv ? summaryCsv(*results) : summaryTable(*results));
   return 0;
 }
 
@@ -257,64 +257,64 @@ const char *const SubcommandNames[] = {"measure", "run", "sweep", "merge",
 
 } // namespace
 
-int q2::orch::q2ProfileMain(int Argc, char **Argv) {
-  if (Argc < 2) {
+int q2::orch::q2ProfileMain(int argc, char **argv) {
+  if (argc < 2) {
     errs() << "usage: q2-profile <measure|run|sweep|merge|compare> [options]; "
               "q2-profile --help lists the subcommands\n";
     return 2;
   }
-  StringRef First = Argv[1];
-  bool IsSubcommand = llvm::is_contained(SubcommandNames, First);
-  if (!IsSubcommand && First != "help" && !First.starts_with("-"))
-    return fail("unknown command '" + First +
+  StringRef first = argv[1];
+  bool isSubcommand = llvm::is_contained(SubcommandNames, first);
+  if (!isSubcommand && first != "help" && !first.starts_with("-"))
+    return fail("unknown command '" + first +
                 "' (commands: measure, run, sweep, merge, compare; see "
                 "q2-profile --help)");
 
   // measure: everything after the first `--` is the command, never seen by
   // the option parser (no response files, no options taken from it).
-  std::vector<const char *> Args(Argv, Argv + Argc);
-  std::vector<std::string> Command;
-  if (First == "measure") {
-    auto DD = std::find_if(Args.begin(), Args.end(),
-                           [](const char *A) { return StringRef(A) == "--"; });
-    if (DD != Args.end()) {
-      Command.assign(DD + 1, Args.end());
-      Args.erase(DD, Args.end());
+  std::vector<const char *> args(argv, argv + argc);
+  std::vector<std::string> command;
+  if (first == "measure") {
+    auto dd = std::find_if(args.begin(), args.end(),
+                           [](const char *a) { return StringRef(a) == "--"; });
+    if (dd != args.end()) {
+      command.assign(dd + 1, args.end());
+      args.erase(dd, args.end());
     }
-  } else if (First == "help") {
-    Args[1] = "--help";
+  } else if (first == "help") {
+    args[1] = "--help";
   }
 
-  Options &O = options();
+  Options &o = options();
   // -h as before (llvm::cl has only --help); in every subcommand, like it.
-  static cl::alias HelpShort("h", cl::desc("Alias for --help"),
+  static cl::alias helpShort("h", cl::desc("Alias for --help"),
                              cl::aliasopt(*cl::getRegisteredOptions()["help"]));
   // The commands' options first, --help/--version last; LLVM's own options
   // only in --help-hidden (q2/Support/CommandLine.h). Category names sort
   // before "Other options".
-  for (cl::SubCommand *Sub :
-       {&cl::SubCommand::getTopLevel(), &O.Measure, &O.Run, &O.Sweep,
-        &O.Merge, &compareSubCommand()})
-    q2::organizeHelp({&O.MeasureCat, &O.PointCat, &O.RunCat, &O.SweepCat,
-                      &O.MergeCat, &compareCategory()},
-                     *Sub);
-  cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
-    OS << "q2-profile (q2 build id " << q2::buildID() << ")\n";
+  for (cl::SubCommand *sub :
+       {&cl::SubCommand::getTopLevel(), &o.Measure, &o.Run, &o.Sweep,
+        &o.Merge, &compareSubCommand()})
+    q2::organizeHelp({&o.MeasureCat, &o.PointCat, &o.RunCat, &o.SweepCat,
+                      &o.MergeCat, &compareCategory()},
+                     *sub);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "q2-profile (q2 build id " << q2::buildID() << ")\n";
   });
-  if (!cl::ParseCommandLineOptions(int(Args.size()), Args.data(), Overview,
+  if (!cl::ParseCommandLineOptions(int(args.size()), args.data(), Overview,
                                    &errs()))
     return 2;
 
-  if (O.Measure)
-    return cmdMeasure(O, std::move(Command));
-  if (O.Run)
-    return cmdRun(O, Argv[0]);
-  if (O.Sweep)
-    return cmdSweep(O, Argv[0]);
-  if (O.Merge)
-    return cmdMerge(O);
+  if (o.Measure)
+    return cmdMeasure(o, std::move(command));
+  if (o.Run)
+    return cmdRun(o, argv[0]);
+  if (o.Sweep)
+    return cmdSweep(o, argv[0]);
+  if (o.Merge)
+    return cmdMerge(o);
   if (compareSubCommand())
-    return runCompareCommand(Argv[0]);
+    return runCompareCommand(argv[0]);
   return fail("no command given (commands: measure, run, sweep, merge, "
               "compare; see "
               "q2-profile --help)");

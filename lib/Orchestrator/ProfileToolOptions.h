@@ -29,9 +29,9 @@ using llvm::StringRef;
 class DecimalParser : public cl::parser<unsigned> {
 public:
   using cl::parser<unsigned>::parser;
-  bool parse(cl::Option &O, StringRef, StringRef Arg, unsigned &V) {
-    if (Arg.getAsInteger(10, V))
-      return O.error("'" + Arg + "' is not a non-negative integer");
+  bool parse(cl::Option &o, StringRef, StringRef arg, unsigned &v) {
+    if (arg.getAsInteger(10, v))
+      return o.error("'" + arg + "' is not a non-negative integer");
     return false;
   }
 };
@@ -39,8 +39,8 @@ using UnsignedOpt = cl::opt<unsigned, false, DecimalParser>;
 
 /// The defaults of run and sweep are SweepSpec's (declared there only).
 const SweepSpec &specDefaults();
-/// `Help` followed by " (default V)"; kept alive for cl::desc.
-const char *withDefault(const char *Help, double V);
+/// `help` followed by " (default V)"; kept alive for cl::desc.
+const char *withDefault(const char *help, double v);
 
 enum class RunMode { Fixed, Dynamic, Both };
 
@@ -282,22 +282,22 @@ extern std::atomic<int> InterruptSignal;
 void installInterruptHandler();
 
 /// Prints "q2-profile: error: Msg"; 2.
-int fail(const llvm::Twine &Msg);
+int fail(const llvm::Twine &msg);
 /// "K=V" into KV; false without a key or '='.
-bool splitKV(StringRef S, std::pair<std::string, std::string> &KV);
-std::string absolute(StringRef P);
-std::string selfPath(const char *Argv0);
-/// The tool `Name` next to q2-profile, else `Name` (PATH lookup).
-std::string siblingTool(const char *Argv0, const char *Name);
-std::string shellQuote(const std::string &S);
-std::string joinTemplate(const std::vector<std::string> &Words);
+bool splitKV(StringRef s, std::pair<std::string, std::string> &kv);
+std::string absolute(StringRef p);
+std::string selfPath(const char *argv0);
+/// The tool `name` next to q2-profile, else `name` (PATH lookup).
+std::string siblingTool(const char *argv0, const char *name);
+std::string shellQuote(const std::string &s);
+std::string joinTemplate(const std::vector<std::string> &words);
 /// Exactly (for job files).
-std::string num(double V);
+std::string num(double v);
 /// Shortly (for messages).
-std::string shortNum(double V);
+std::string shortNum(double v);
 
-int cmdRun(Options &O, const char *Argv0);
-int cmdSweep(Options &O, const char *Argv0);
+int cmdRun(Options &o, const char *argv0);
+int cmdSweep(Options &o, const char *argv0);
 
 } // namespace q2::orch::profile_tool
 

@@ -35,39 +35,39 @@ namespace json = q2::json;
 namespace {
 
 /// The same "name" with the characters kept in keys.
-std::string safeName(llvm::StringRef Name) {
-  std::string Safe;
-  for (char C : Name)
-    Safe += (llvm::isAlnum(C) || C == '.' || C == '_' || C == '-') ? C
-            : C == '+'                                            ? 'p'
+std::string safeName(llvm::StringRef name) {
+  std::string safe;
+  for (char c : name)
+    safe += (llvm::isAlnum(c) || c == '.' || c == '_' || c == '-') ? c
+            : c == '+'                                            ? 'p'
                                                                   : '_';
-  return Safe;
+  return safe;
 }
 
-std::string substitute(const std::string &Word,
-                       const std::map<std::string, std::string> &Vars) {
-  std::string Out;
-  for (size_t I = 0; I < Word.size();) {
-    if (Word[I] == '{') {
-      size_t End = Word.find('}', I);
-      if (End != std::string::npos) {
-        auto It = Vars.find(Word.substr(I + 1, End - I - 1));
-        if (It != Vars.end()) {
-          Out += It->second;
-          I = End + 1;
+std::string substitute(const std::string &word,
+                       const std::map<std::string, std::string> &vars) {
+  std::string out;
+  for (size_t i = 0; i < word.size();) {
+    if (word[i] == '{') {
+      size_t end = word.find('}', i);
+      if (end != std::string::npos) {
+        auto it = vars.find(word.substr(i + 1, end - i - 1));
+        if (it != vars.end()) {
+          out += it->second;
+          i = end + 1;
           continue;
         }
       }
     }
-    Out += Word[I++];
+    out += word[i++];
   }
-  return Out;
+  return out;
 }
 
 /// Held while a process runs (or deletes) the point; outside the point's
 /// directory, which is removed and recreated under it.
-std::string pointLockPath(const SweepSpec &Spec, const PointId &Id) {
-  return joinPath(Spec.outDir, "points", Id.key() + ".lock");
+std::string pointLockPath(const SweepSpec &spec, const PointId &id) {
+  return joinPath(spec.outDir, "points", id.key() + ".lock");
 }
 
 } // namespace
@@ -78,57 +78,57 @@ std::string pointLockPath(const SweepSpec &Spec, const PointId &Id) {
 
 namespace q2::orch::sweep_detail {
 
-std::string joinPath(llvm::StringRef A, llvm::StringRef B,
-                     llvm::StringRef C) {
-  llvm::SmallString<256> P(A);
-  llvm::sys::path::append(P, B);
-  if (!C.empty())
-    llvm::sys::path::append(P, C);
-  return std::string(P);
+std::string joinPath(llvm::StringRef a, llvm::StringRef b,
+                     llvm::StringRef c) {
+  llvm::SmallString<256> p(a);
+  llvm::sys::path::append(p, b);
+  if (!c.empty())
+    llvm::sys::path::append(p, c);
+  return std::string(p);
 }
 
-std::string pointDir(const SweepSpec &Spec, const PointId &Id) {
-  return joinPath(Spec.outDir, "points", Id.key());
+std::string pointDir(const SweepSpec &spec, const PointId &id) {
+  return joinPath(spec.outDir, "points", id.key());
 }
 
-Expected<q2::FileLock> lockPoint(const SweepSpec &Spec, const PointId &Id) {
-  return q2::FileLock::acquire(pointLockPath(Spec, Id), /*wait=*/false,
-                               "point '" + Id.key() + "'");
+Expected<q2::FileLock> lockPoint(const SweepSpec &spec, const PointId &id) {
+  return q2::FileLock::acquire(pointLockPath(spec, id), /*wait=*/false,
+                               "point '" + id.key() + "'");
 }
 
 /// When runPoint could not run a point because another process holds it
 /// (a --only sweep on the same directory), waits for that process and
 /// takes the result it wrote: the summary must not call a point failed
 /// that its own result.json calls ok. Other errors stay errors.
-Expected<PointResult> resultOfConcurrentRun(const SweepSpec &Spec,
-                                            const PointId &Id, Error Why) {
+Expected<PointResult> resultOfConcurrentRun(const SweepSpec &spec,
+                                            const PointId &id, Error why) {
   // An --only job writes no summary: it reports the point as not run.
-  if (!Spec.only.empty())
-    return std::move(Why);
-  std::string ResultFile = joinPath(pointDir(Spec, Id), "result.json");
+  if (!spec.only.empty())
+    return std::move(why);
+  std::string resultFile = joinPath(pointDir(spec, id), "result.json");
   // Polled, so that cancelling the sweep still stops it.
   for (;;) {
-    Expected<q2::FileLock> Held =
-        q2::FileLock::acquire(pointLockPath(Spec, Id), /*wait=*/false);
-    if (Held)
+    Expected<q2::FileLock> held =
+        q2::FileLock::acquire(pointLockPath(spec, id), /*wait=*/false);
+    if (held)
       break;
-    llvm::consumeError(Held.takeError());
-    if (Spec.cancel && Spec.cancel->load())
-      return std::move(Why);
+    llvm::consumeError(held.takeError());
+    if (spec.cancel && spec.cancel->load())
+      return std::move(why);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  if (!llvm::sys::fs::exists(ResultFile))
-    return std::move(Why);
-  Expected<PointRecord> Rec = readPointRecord(ResultFile);
-  if (!Rec) {
-    llvm::consumeError(Rec.takeError());
-    return std::move(Why);
+  if (!llvm::sys::fs::exists(resultFile))
+    return std::move(why);
+  Expected<PointRecord> rec = readPointRecord(resultFile);
+  if (!rec) {
+    llvm::consumeError(rec.takeError());
+    return std::move(why);
   }
-  llvm::consumeError(std::move(Why));
-  PointResult R;
-  R.id = Id;
-  R.record = std::move(*Rec);
-  return R;
+  llvm::consumeError(std::move(why));
+  PointResult r;
+  r.id = id;
+  r.record = std::move(*rec);
+  return r;
 }
 
 /// Removes, in Dir and its subdirectories, temporaries of atomic writes
@@ -136,42 +136,42 @@ Expected<PointResult> resultOfConcurrentRun(const SweepSpec &Spec,
 /// e.g. a q2-opt killed by its budget while writing its report, or a
 /// q2-profile killed while writing result.json.
 
-void removeStaleTemporariesIn(const std::string &Dir, int Depth) {
-  std::error_code EC;
-  std::set<std::string> Targets;
-  std::vector<std::string> Subdirs;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    llvm::StringRef Name = llvm::sys::path::filename(It->path());
-    if (q2::isTemporaryName(Name))
-      Targets.insert(joinPath(Dir, Name.take_front(Name.rfind(".q2tmp-"))));
-    else if (It->type() == llvm::sys::fs::file_type::directory_file)
-      Subdirs.push_back(It->path());
+void removeStaleTemporariesIn(const std::string &dir, int depth) {
+  std::error_code ec;
+  std::set<std::string> targets;
+  std::vector<std::string> subdirs;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (q2::isTemporaryName(name))
+      targets.insert(joinPath(dir, name.take_front(name.rfind(".q2tmp-"))));
+    else if (it->type() == llvm::sys::fs::file_type::directory_file)
+      subdirs.push_back(it->path());
   }
-  for (const std::string &T : Targets)
-    q2::removeStaleTemporaries(T);
-  if (Depth > 0)
-    for (const std::string &D : Subdirs)
-      removeStaleTemporariesIn(D, Depth - 1);
+  for (const std::string &t : targets)
+    q2::removeStaleTemporaries(t);
+  if (depth > 0)
+    for (const std::string &d : subdirs)
+      removeStaleTemporariesIn(d, depth - 1);
 }
 
-const Molecule *findMolecule(const SweepSpec &Spec, const std::string &Name) {
-  for (const auto &M : Spec.molecules)
-    if (M.name == Name)
-      return &M;
+const Molecule *findMolecule(const SweepSpec &spec, const std::string &name) {
+  for (const auto &m : spec.molecules)
+    if (m.name == name)
+      return &m;
   return nullptr;
 }
 
 /// The identifying fields of a point's record.
-PointRecord recordFor(const PointId &Id, const Molecule *Mol) {
-  PointRecord R;
-  R.key = Id.key();
-  R.molecule = Id.molecule;
-  R.hamiltonian = Mol ? Mol->hamiltonian : "";
-  R.mode = Id.mode;
-  R.nEst = Id.nEst;
-  R.nTrotter = Id.nTrotter;
-  return R;
+PointRecord recordFor(const PointId &id, const Molecule *mol) {
+  PointRecord r;
+  r.key = id.key();
+  r.molecule = id.molecule;
+  r.hamiltonian = mol ? mol->hamiltonian : "";
+  r.mode = id.mode;
+  r.nEst = id.nEst;
+  r.nTrotter = id.nTrotter;
+  return r;
 }
 
 } // namespace q2::orch::sweep_detail
@@ -180,22 +180,22 @@ PointRecord recordFor(const PointId &Id, const Molecule *Mol) {
 // Example data
 //===----------------------------------------------------------------------===//
 
-std::string q2::orch::examplesDirFor(llvm::StringRef Executable) {
-  llvm::SmallString<256> P(llvm::sys::path::parent_path(Executable));
-  llvm::sys::path::append(P, "..", "share", "q2", "examples");
-  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
-  return std::string(P);
+std::string q2::orch::examplesDirFor(llvm::StringRef executable) {
+  llvm::SmallString<256> p(llvm::sys::path::parent_path(executable));
+  llvm::sys::path::append(p, "..", "share", "q2", "examples");
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p);
 }
 
-Expected<Molecule> q2::orch::defaultMolecule(llvm::StringRef ExamplesDir) {
-  std::string File =
-      joinPath(ExamplesDir, "hamiltonians", "h2_0.7414.FCIDUMP");
-  if (!llvm::sys::fs::is_regular_file(File))
+Expected<Molecule> q2::orch::defaultMolecule(llvm::StringRef examplesDir) {
+  std::string file =
+      joinPath(examplesDir, "hamiltonians", "h2_0.7414.FCIDUMP");
+  if (!llvm::sys::fs::is_regular_file(file))
     return createStringError(
-        "no default molecule: '" + File +
+        "no default molecule: '" + file +
         "' not found (example data is looked for in <dir of the "
         "executable>/../share/q2/examples); give --molecule NAME=FILE");
-  return Molecule{"h2", File, 15};
+  return Molecule{"h2", file, 15};
 }
 
 //===----------------------------------------------------------------------===//
@@ -206,22 +206,22 @@ std::vector<GridPoint> q2::orch::defaultH2Grid() {
   return {{2, 1}, {2, 3}, {2, 5}, {3, 3}, {3, 5}, {4, 3}, {4, 5}, {4, 10}};
 }
 
-Expected<std::vector<GridPoint>> q2::orch::parseGrid(llvm::StringRef Text) {
-  std::vector<GridPoint> Grid;
-  llvm::SmallVector<llvm::StringRef, 16> Items;
-  Text.split(Items, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef Item : Items) {
-    auto [E, T] = Item.trim().split('x');
-    GridPoint P;
-    if (E.getAsInteger(10, P.nEst) || T.getAsInteger(10, P.nTrotter) ||
-        P.nEst == 0 || P.nTrotter == 0)
-      return createStringError("bad grid point '" + Item +
+Expected<std::vector<GridPoint>> q2::orch::parseGrid(llvm::StringRef text) {
+  std::vector<GridPoint> grid;
+  llvm::SmallVector<llvm::StringRef, 16> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    auto [E, T] = item.trim().split('x');
+    GridPoint p;
+    if (E.getAsInteger(10, p.nEst) || T.getAsInteger(10, p.nTrotter) ||
+        p.nEst == 0 || p.nTrotter == 0)
+      return createStringError("bad grid point '" + item +
                        "' (expected N_ESTxN_TROTTER, e.g. 2x3)");
-    Grid.push_back(P);
+    grid.push_back(p);
   }
-  if (Grid.empty())
+  if (grid.empty())
     return createStringError("empty grid");
-  return Grid;
+  return grid;
 }
 
 std::string PointId::key() const {
@@ -230,95 +230,95 @@ std::string PointId::key() const {
 }
 
 CommandTemplates q2::orch::defaultCommandTemplates() {
-  CommandTemplates T;
-  T.phaseA = {"{q2_qpe}", "{ham}",         "--mode",      "{mode}",
+  CommandTemplates t;
+  t.phaseA = {"{q2_qpe}", "{ham}",         "--mode",      "{mode}",
               "--n-est",  "{n_est}",       "--n-trotter", "{n_trotter}",
               "-o",       "{prog}"};
-  T.phaseBC = {"{q2_opt}", "--profile-stages", "--run",    "{runs}",
+  t.phaseBC = {"{q2_opt}", "--profile-stages", "--run",    "{runs}",
                "{prog}",   "--report",         "{report}"};
-  return T;
+  return t;
 }
 
-std::vector<PointId> q2::orch::enumeratePoints(const SweepSpec &Spec) {
-  std::vector<PointId> Out;
-  for (const auto &M : Spec.molecules)
-    for (const auto &G : Spec.grid)
-      for (const auto &Mode : Spec.modes) {
-        PointId Id{M.name, Mode, G.nEst, G.nTrotter};
-        if (Spec.only.empty() ||
-            std::find(Spec.only.begin(), Spec.only.end(), Id.key()) !=
-                Spec.only.end())
-          Out.push_back(Id);
+std::vector<PointId> q2::orch::enumeratePoints(const SweepSpec &spec) {
+  std::vector<PointId> out;
+  for (const auto &m : spec.molecules)
+    for (const auto &g : spec.grid)
+      for (const auto &mode : spec.modes) {
+        PointId id{m.name, mode, g.nEst, g.nTrotter};
+        if (spec.only.empty() ||
+            std::find(spec.only.begin(), spec.only.end(), id.key()) !=
+                spec.only.end())
+          out.push_back(id);
       }
-  return Out;
+  return out;
 }
 
-Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
+Error q2::orch::validateSweepSpec(const SweepSpec &spec) {
   // Every refusal is about a value (embedders map it to ValueError).
-  const std::error_code Invalid =
+  const std::error_code invalid =
       std::make_error_code(std::errc::invalid_argument);
-  if (Spec.outDir.empty())
-    return createStringError(Invalid, "no sweep directory given");
-  if (Spec.molecules.empty())
-    return createStringError(Invalid, "sweep has no molecule");
-  if (Spec.grid.empty() || Spec.modes.empty())
-    return createStringError(Invalid, "sweep has an empty grid or no mode");
-  for (const auto &G : Spec.grid) // as parseGrid refuses them
-    if (G.nEst == 0 || G.nTrotter == 0)
+  if (spec.outDir.empty())
+    return createStringError(invalid, "no sweep directory given");
+  if (spec.molecules.empty())
+    return createStringError(invalid, "sweep has no molecule");
+  if (spec.grid.empty() || spec.modes.empty())
+    return createStringError(invalid, "sweep has an empty grid or no mode");
+  for (const auto &g : spec.grid) // as parseGrid refuses them
+    if (g.nEst == 0 || g.nTrotter == 0)
       return createStringError(
-          Invalid, "bad grid point " + std::to_string(G.nEst) + "x" +
-                       std::to_string(G.nTrotter) +
+          invalid, "bad grid point " + std::to_string(g.nEst) + "x" +
+                       std::to_string(g.nTrotter) +
                        ": n_est and n_trotter must be at least 1");
-  for (const auto &Mode : Spec.modes)
-    if (Mode.empty() || Mode.find('/') != std::string::npos || Mode == "." ||
-        Mode == "..")
-      return createStringError(Invalid, "bad mode '" + Mode + "'");
-  for (const auto &M : Spec.molecules)
-    if (M.name.empty())
-      return createStringError(Invalid, "molecule with an empty name (file '" +
-                                            M.hamiltonian + "')");
-  auto Positive = [&](double V, const char *What) -> Error {
-    if (!std::isfinite(V) || V <= 0)
-      return createStringError(Invalid,
-                               llvm::Twine(What) +
+  for (const auto &mode : spec.modes)
+    if (mode.empty() || mode.find('/') != std::string::npos || mode == "." ||
+        mode == "..")
+      return createStringError(invalid, "bad mode '" + mode + "'");
+  for (const auto &m : spec.molecules)
+    if (m.name.empty())
+      return createStringError(invalid, "molecule with an empty name (file '" +
+                                            m.hamiltonian + "')");
+  auto positive = [&](double v, const char *what) -> Error {
+    if (!std::isfinite(v) || v <= 0)
+      return createStringError(invalid,
+                               llvm::Twine(what) +
                                    " must be a finite positive number, got " +
-                                   std::to_string(V));
+                                   std::to_string(v));
     return Error::success();
   };
-  if (Error E = Positive(Spec.phase.wallBudgetS, "phase wall budget (s)"))
-    return E;
-  if (Error E = Positive(Spec.phase.rssBudgetMB, "point RSS budget (MB)"))
-    return E;
-  if (Spec.totalRssMB != 0)
-    if (Error E = Positive(Spec.totalRssMB, "total RSS budget (MB)"))
-      return E;
-  if (!std::isfinite(Spec.phase.killGraceS) || Spec.phase.killGraceS < 0)
-    return createStringError(Invalid,
+  if (Error e = positive(spec.phase.wallBudgetS, "phase wall budget (s)"))
+    return e;
+  if (Error e = positive(spec.phase.rssBudgetMB, "point RSS budget (MB)"))
+    return e;
+  if (spec.totalRssMB != 0)
+    if (Error e = positive(spec.totalRssMB, "total RSS budget (MB)"))
+      return e;
+  if (!std::isfinite(spec.phase.killGraceS) || spec.phase.killGraceS < 0)
+    return createStringError(invalid,
                              "kill grace must be a finite non-negative number");
-  if (Error E = checkPollInterval(Spec.phase.pollS, Spec.phase.wallBudgetS))
-    return E;
+  if (Error e = checkPollInterval(spec.phase.pollS, spec.phase.wallBudgetS))
+    return e;
   // Keys name directories: two points with one key would overwrite each
   // other's results (and resume would list one twice).
-  SweepSpec All = Spec;
-  All.only.clear();
-  std::map<std::string, PointId> Seen;
-  auto Describe = [](const PointId &Id) {
-    return "molecule '" + Id.molecule + "' mode '" + Id.mode + "' " +
-           std::to_string(Id.nEst) + "x" + std::to_string(Id.nTrotter);
+  SweepSpec all = spec;
+  all.only.clear();
+  std::map<std::string, PointId> seen;
+  auto describe = [](const PointId &id) {
+    return "molecule '" + id.molecule + "' mode '" + id.mode + "' " +
+           std::to_string(id.nEst) + "x" + std::to_string(id.nTrotter);
   };
-  for (const PointId &Id : enumeratePoints(All)) {
-    auto [It, New] = Seen.emplace(Id.key(), Id);
+  for (const PointId &id : enumeratePoints(all)) {
+    auto [It, New] = seen.emplace(id.key(), id);
     if (New)
       continue;
-    const PointId &Old = It->second;
-    if (Old.molecule == Id.molecule && Old.mode == Id.mode &&
-        Old.nEst == Id.nEst && Old.nTrotter == Id.nTrotter)
-      return createStringError(Invalid, "point '" + Id.key() +
-                                            "' appears twice (" + Describe(Id) +
+    const PointId &old = It->second;
+    if (old.molecule == id.molecule && old.mode == id.mode &&
+        old.nEst == id.nEst && old.nTrotter == id.nTrotter)
+      return createStringError(invalid, "point '" + id.key() +
+                                            "' appears twice (" + describe(id) +
                                             " is given twice)");
-    return createStringError(Invalid,
-                             "point key '" + Id.key() + "' is shared by " +
-                                 Describe(Old) + " and " + Describe(Id) +
+    return createStringError(invalid,
+                             "point key '" + id.key() + "' is shared by " +
+                                 describe(old) + " and " + describe(id) +
                                  " (keys keep letters, digits, '.', '_' and "
                                  "'-' of a molecule name, '+' becomes 'p'); "
                                  "rename one");
@@ -330,161 +330,161 @@ Error q2::orch::validateSweepSpec(const SweepSpec &Spec) {
 // Peak RSS model
 //===----------------------------------------------------------------------===//
 
-void PeakRssModel::add(double X, double PeakMB) {
-  if (!std::isfinite(X) || !std::isfinite(PeakMB))
+void PeakRssModel::add(double x, double peakMb) {
+  if (!std::isfinite(x) || !std::isfinite(peakMb))
     return;
-  Xs.push_back(X);
-  Ys.push_back(PeakMB);
+  Xs.push_back(x);
+  Ys.push_back(peakMb);
   refit();
 }
 
 void PeakRssModel::refit() {
-  size_t N = Xs.size();
-  double MX = 0, MY = 0;
-  for (size_t I = 0; I < N; ++I) {
-    MX += Xs[I];
-    MY += Ys[I];
+  size_t n = Xs.size();
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < n; ++i) {
+    mx += Xs[i];
+    my += Ys[i];
   }
-  MX /= double(N);
-  MY /= double(N);
-  double Sxx = 0, Sxy = 0;
-  for (size_t I = 0; I < N; ++I) {
-    Sxx += (Xs[I] - MX) * (Xs[I] - MX);
-    Sxy += (Xs[I] - MX) * (Ys[I] - MY);
+  mx /= double(n);
+  my /= double(n);
+  double sxx = 0, sxy = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sxx += (Xs[i] - mx) * (Xs[i] - mx);
+    sxy += (Xs[i] - mx) * (Ys[i] - my);
   }
   // Centered sums: a fit of peaks in the hundreds of MB against x in the
   // thousands stays well conditioned.
-  Fitted = N >= 2 && Sxx > 1e-12 * std::max(1.0, MX * MX);
+  Fitted = n >= 2 && sxx > 1e-12 * std::max(1.0, mx * mx);
   if (Fitted) {
-    B = Sxy / Sxx;
-    A = MY - B * MX;
+    B = sxy / sxx;
+    A = my - B * mx;
   }
 }
 
 bool PeakRssModel::fitted() const { return Fitted; }
 
-double PeakRssModel::predict(double X) const {
+double PeakRssModel::predict(double x) const {
   if (!Fitted)
     return std::min(Conservative, Cap);
-  double P = 1.25 * (A + B * X);
-  for (size_t I = 0; I < Xs.size(); ++I)
-    if (Xs[I] <= X)
-      P = std::max(P, Ys[I]);
-  return std::min(std::max(P, 0.0), Cap);
+  double p = 1.25 * (A + B * x);
+  for (size_t i = 0; i < Xs.size(); ++i)
+    if (Xs[i] <= x)
+      p = std::max(p, Ys[i]);
+  return std::min(std::max(p, 0.0), Cap);
 }
 
 //===----------------------------------------------------------------------===//
 // One point
 //===----------------------------------------------------------------------===//
 
-Expected<PointResult> q2::orch::runPoint(const SweepSpec &Spec,
-                                         const PointId &Id,
-                                         unsigned NTermsHint) {
-  const Molecule *Mol = findMolecule(Spec, Id.molecule);
-  if (!Mol)
-    return createStringError("unknown molecule '" + Id.molecule + "'");
-  std::string Dir = pointDir(Spec, Id);
-  if (std::error_code EC =
-          llvm::sys::fs::create_directories(joinPath(Spec.outDir, "points")))
-    return createStringError("cannot create '" + Spec.outDir +
-                             "/points': " + EC.message());
+Expected<PointResult> q2::orch::runPoint(const SweepSpec &spec,
+                                         const PointId &id,
+                                         unsigned nTermsHint) {
+  const Molecule *mol = findMolecule(spec, id.molecule);
+  if (!mol)
+    return createStringError("unknown molecule '" + id.molecule + "'");
+  std::string dir = pointDir(spec, id);
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(joinPath(spec.outDir, "points")))
+    return createStringError("cannot create '" + spec.outDir +
+                             "/points': " + ec.message());
   // Another process running this point must not see its directory removed.
-  Expected<q2::FileLock> Lock = lockPoint(Spec, Id);
-  if (!Lock)
-    return Lock.takeError();
+  Expected<q2::FileLock> lock = lockPoint(spec, id);
+  if (!lock)
+    return lock.takeError();
   // A directory without result.json is what an interrupted run left.
-  if (llvm::sys::fs::exists(Dir))
-    if (std::error_code EC = llvm::sys::fs::remove_directories(Dir))
-      return createStringError("cannot remove partial '" + Dir +
-                               "': " + EC.message());
-  if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
-    return createStringError("cannot create '" + Dir + "': " + EC.message());
+  if (llvm::sys::fs::exists(dir))
+    if (std::error_code ec = llvm::sys::fs::remove_directories(dir))
+      return createStringError("cannot remove partial '" + dir +
+                               "': " + ec.message());
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return createStringError("cannot create '" + dir + "': " + ec.message());
 
-  std::map<std::string, std::string> Vars = Spec.vars;
-  Vars["ham"] = Mol->hamiltonian;
-  Vars["molecule"] = Mol->name;
-  Vars["mode"] = Id.mode;
-  Vars["n_est"] = std::to_string(Id.nEst);
-  Vars["n_trotter"] = std::to_string(Id.nTrotter);
-  Vars["runs"] = std::to_string(Spec.runs);
-  Vars["point_dir"] = Dir;
-  Vars["prog"] = joinPath(Dir, "prog.mlir");
-  Vars["report"] = joinPath(Dir, "report.json");
+  std::map<std::string, std::string> vars = spec.vars;
+  vars["ham"] = mol->hamiltonian;
+  vars["molecule"] = mol->name;
+  vars["mode"] = id.mode;
+  vars["n_est"] = std::to_string(id.nEst);
+  vars["n_trotter"] = std::to_string(id.nTrotter);
+  vars["runs"] = std::to_string(spec.runs);
+  vars["point_dir"] = dir;
+  vars["prog"] = joinPath(dir, "prog.mlir");
+  vars["report"] = joinPath(dir, "report.json");
 
-  PointResult Result;
-  Result.id = Id;
-  PointRecord &R = Result.record;
-  R = recordFor(Id, Mol);
-  R.status = "ok";
+  PointResult result;
+  result.id = id;
+  PointRecord &r = result.record;
+  r = recordFor(id, mol);
+  r.status = "ok";
 
-  auto Fail = [&](const char *Phase, llvm::StringRef Reason,
-                  std::string Message) {
-    R.status = "failed";
-    R.failedPhase = Phase;
-    R.reason = Reason.str();
-    R.message = std::move(Message);
+  auto fail = [&](const char *phase, llvm::StringRef reason,
+                  std::string message) {
+    r.status = "failed";
+    r.failedPhase = phase;
+    r.reason = reason.str();
+    r.message = std::move(message);
   };
-  auto RunPhase = [&](const char *Name,
+  auto runPhase = [&](const char *name,
                       const std::vector<std::string> &Template,
-                      std::optional<MeasureRecord> &Slot) -> bool {
-    MeasureOptions MO;
-    for (const auto &W : Template)
-      MO.argv.push_back(substitute(W, Vars));
-    MO.outDir = joinPath(Dir, Name);
-    MO.cwd = Dir;
-    static_cast<MeasureBudget &>(MO) = Spec.phase;
-    MO.cancel = Spec.cancel;
-    MO.cancelSignal = Spec.cancelSignal;
-    Expected<MeasureRecord> Rec = measure(MO);
-    if (!Rec) {
-      Fail(Name, "refused", llvm::toString(Rec.takeError()));
+                      std::optional<MeasureRecord> &slot) -> bool {
+    MeasureOptions mo;
+    for (const auto &w : Template)
+      mo.argv.push_back(substitute(w, vars));
+    mo.outDir = joinPath(dir, name);
+    mo.cwd = dir;
+    static_cast<MeasureBudget &>(mo) = spec.phase;
+    mo.cancel = spec.cancel;
+    mo.cancelSignal = spec.cancelSignal;
+    Expected<MeasureRecord> rec = measure(mo);
+    if (!rec) {
+      fail(name, "refused", llvm::toString(rec.takeError()));
       return false;
     }
-    Slot = *Rec;
-    R.wallS += Rec->wallS;
-    R.peakRssMB = std::max(R.peakRssMB, Rec->peakTreeRssMB);
-    if (Rec->reason == StopReason::Cancelled) {
-      R.status = "cancelled";
-      R.reason = stopReasonName(Rec->reason);
+    slot = *rec;
+    r.wallS += rec->wallS;
+    r.peakRssMB = std::max(r.peakRssMB, rec->peakTreeRssMB);
+    if (rec->reason == StopReason::Cancelled) {
+      r.status = "cancelled";
+      r.reason = stopReasonName(rec->reason);
       return false;
     }
-    if (Rec->reason != StopReason::Exit || Rec->exitCode != 0) {
-      Fail(Name, stopReasonName(Rec->reason),
-           Rec->reason == StopReason::Exit
-               ? "exit code " + std::to_string(Rec->exitCode)
-           : Rec->signal ? "killed by " + Rec->signalName
+    if (rec->reason != StopReason::Exit || rec->exitCode != 0) {
+      fail(name, stopReasonName(rec->reason),
+           rec->reason == StopReason::Exit
+               ? "exit code " + std::to_string(rec->exitCode)
+           : rec->signal ? "killed by " + rec->signalName
                          : "");
       return false;
     }
     return true;
   };
 
-  if (RunPhase("A", Spec.commands.phaseA, R.phases.a) &&
-      RunPhase("BC", Spec.commands.phaseBC, R.phases.bc)) {
-    const std::string &ReportPath = Vars["report"];
-    if (!llvm::sys::fs::exists(ReportPath)) {
-      Fail("BC", "no_report",
-           "'" + ReportPath + "': Phase B+C succeeded without writing it");
-    } else if (Expected<q2::profiling::ProfileReport> Report =
-                   q2::profiling::readReport(ReportPath)) {
-      R.report = std::move(*Report);
+  if (runPhase("A", spec.commands.phaseA, r.phases.a) &&
+      runPhase("BC", spec.commands.phaseBC, r.phases.bc)) {
+    const std::string &reportPath = vars["report"];
+    if (!llvm::sys::fs::exists(reportPath)) {
+      fail("BC", "no_report",
+           "'" + reportPath + "': Phase B+C succeeded without writing it");
+    } else if (Expected<q2::profiling::ProfileReport> report =
+                   q2::profiling::readReport(reportPath)) {
+      r.report = std::move(*report);
     } else {
-      Fail("BC", "bad_report", llvm::toString(Report.takeError()));
+      fail("BC", "bad_report", llvm::toString(report.takeError()));
     }
   }
 
-  unsigned NTerms = Mol->nTerms;
-  if (NTerms == 0 && R.report && R.report->parameters)
-    NTerms = unsigned(R.report->parameters->nTerms);
-  if (NTerms == 0)
-    NTerms = NTermsHint;
-  if (NTerms) {
-    R.nTerms = NTerms;
-    R.x = double(Id.nEst) * Id.nTrotter * NTerms;
+  unsigned nTerms = mol->nTerms;
+  if (nTerms == 0 && r.report && r.report->parameters)
+    nTerms = unsigned(r.report->parameters->nTerms);
+  if (nTerms == 0)
+    nTerms = nTermsHint;
+  if (nTerms) {
+    r.nTerms = nTerms;
+    r.x = double(id.nEst) * id.nTrotter * nTerms;
   }
-  if (R.status == "cancelled")
-    return Result;
-  if (Error E = writePointRecord(joinPath(Dir, "result.json"), R))
-    return std::move(E);
-  return Result;
+  if (r.status == "cancelled")
+    return result;
+  if (Error e = writePointRecord(joinPath(dir, "result.json"), r))
+    return std::move(e);
+  return result;
 }

@@ -18,26 +18,26 @@
 
 namespace q2::orch::sweep_detail {
 
-std::string joinPath(llvm::StringRef A, llvm::StringRef B,
-                     llvm::StringRef C = "");
+std::string joinPath(llvm::StringRef a, llvm::StringRef b,
+                     llvm::StringRef c = "");
 
 /// OUT/points/<key>.
-std::string pointDir(const SweepSpec &Spec, const PointId &Id);
+std::string pointDir(const SweepSpec &spec, const PointId &id);
 /// Held while a process runs (or deletes) the point.
-llvm::Expected<q2::FileLock> lockPoint(const SweepSpec &Spec,
-                                       const PointId &Id);
+llvm::Expected<q2::FileLock> lockPoint(const SweepSpec &spec,
+                                       const PointId &id);
 /// When runPoint could not run a point because another process holds it
 /// (a --only sweep on the same directory), waits for that process and
 /// takes the result it wrote. Other errors stay errors.
-llvm::Expected<PointResult> resultOfConcurrentRun(const SweepSpec &Spec,
-                                                  const PointId &Id,
-                                                  llvm::Error Why);
+llvm::Expected<PointResult> resultOfConcurrentRun(const SweepSpec &spec,
+                                                  const PointId &id,
+                                                  llvm::Error why);
 /// Removes, in Dir and its subdirectories, temporaries of atomic writes
 /// whose writer is dead.
-void removeStaleTemporariesIn(const std::string &Dir, int Depth = 2);
-const Molecule *findMolecule(const SweepSpec &Spec, const std::string &Name);
+void removeStaleTemporariesIn(const std::string &dir, int depth = 2);
+const Molecule *findMolecule(const SweepSpec &spec, const std::string &name);
 /// The identifying fields of a point's record.
-PointRecord recordFor(const PointId &Id, const Molecule *Mol);
+PointRecord recordFor(const PointId &id, const Molecule *mol);
 
 } // namespace q2::orch::sweep_detail
 

@@ -28,25 +28,25 @@ using llvm::Expected;
 namespace json = q2::json;
 
 namespace {
-/// Reads `Path` as T after checking its "schema" string.
+/// Reads `path` as T after checking its "schema" string.
 template <class T>
-Expected<T> readWithSchema(llvm::StringRef Path, llvm::StringRef Schema) {
-  Expected<json::Value> V = json::readFile(Path);
-  if (!V)
-    return V.takeError();
-  json::Cursor C(*V, Path.str());
-  Expected<json::Cursor> S = C.at("schema");
-  if (!S)
-    return S.takeError();
-  Expected<std::string> Name = S->string();
-  if (!Name)
-    return Name.takeError();
-  if (*Name != Schema)
-    return S->error("expected \"" + Schema + "\", got \"" + *Name + "\"");
-  T R{};
-  if (Error E = json::fromValue(C, R))
-    return std::move(E);
-  return R;
+Expected<T> readWithSchema(llvm::StringRef path, llvm::StringRef schema) {
+  Expected<json::Value> v = json::readFile(path);
+  if (!v)
+    return v.takeError();
+  json::Cursor c(*v, path.str());
+  Expected<json::Cursor> s = c.at("schema");
+  if (!s)
+    return s.takeError();
+  Expected<std::string> name = s->string();
+  if (!name)
+    return name.takeError();
+  if (*name != schema)
+    return s->error("expected \"" + schema + "\", got \"" + *name + "\"");
+  T r{};
+  if (Error e = json::fromValue(c, r))
+    return std::move(e);
+  return r;
 }
 } // namespace
 
@@ -68,40 +68,40 @@ const MeasureRecord *PointRecord::failedPhaseRecord() const {
   return nullptr;
 }
 
-std::string q2::orch::toJSONText(const PointRecord &R, int Indent) {
-  Expected<std::string> Text = json::dump(json::toValue(R), Indent);
-  if (!Text) { // Only strings that are not UTF-8 fail.
-    llvm::consumeError(Text.takeError());
+std::string q2::orch::toJSONText(const PointRecord &r, int indent) {
+  Expected<std::string> text = json::dump(json::toValue(r), indent);
+  if (!text) { // Only strings that are not UTF-8 fail.
+    llvm::consumeError(text.takeError());
     return "null";
   }
-  return std::move(*Text);
+  return std::move(*text);
 }
 
-Expected<PointRecord> q2::orch::readPointRecord(llvm::StringRef Path) {
-  Expected<PointRecord> R = readWithSchema<PointRecord>(Path, kPointSchema);
+Expected<PointRecord> q2::orch::readPointRecord(llvm::StringRef path) {
+  Expected<PointRecord> r = readWithSchema<PointRecord>(path, kPointSchema);
   // Summaries and merges count by status: an unknown one is a bad file.
-  if (R && R->status != "ok" && R->status != "failed" &&
-      R->status != "cancelled")
-    return createStringError(Path + ": status: '" + R->status +
+  if (r && r->status != "ok" && r->status != "failed" &&
+      r->status != "cancelled")
+    return createStringError(path + ": status: '" + r->status +
                              "' is not one of ok, failed, cancelled");
-  return R;
+  return r;
 }
 
-Error q2::orch::writePointRecord(llvm::StringRef Path, const PointRecord &R) {
-  return json::writeFile(Path, json::toValue(R));
+Error q2::orch::writePointRecord(llvm::StringRef path, const PointRecord &r) {
+  return json::writeFile(path, json::toValue(r));
 }
 
-Error q2::orch::writeResults(llvm::StringRef Path,
-                             const std::vector<PointRecord> &Results) {
-  return json::writeFile(Path, json::toValue(Results));
+Error q2::orch::writeResults(llvm::StringRef path,
+                             const std::vector<PointRecord> &results) {
+  return json::writeFile(path, json::toValue(results));
 }
 
-std::vector<PointRecord> q2::orch::resultsOf(const SweepSummary &Summary) {
-  std::vector<PointRecord> Out;
-  for (const PointResult &P : Summary.points)
-    if (!P.record.key.empty() && P.status() != "cancelled")
-      Out.push_back(P.record);
-  return Out;
+std::vector<PointRecord> q2::orch::resultsOf(const SweepSummary &summary) {
+  std::vector<PointRecord> out;
+  for (const PointResult &p : summary.points)
+    if (!p.record.key.empty() && p.status() != "cancelled")
+      out.push_back(p.record);
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -109,43 +109,43 @@ std::vector<PointRecord> q2::orch::resultsOf(const SweepSummary &Summary) {
 //===----------------------------------------------------------------------===//
 
 Expected<std::vector<PointRecord>>
-q2::orch::loadResults(const std::vector<std::string> &Dirs) {
-  std::map<std::string, PointRecord> ByKey;
-  for (const auto &D : Dirs) {
-    std::string Points = joinPath(D, "points");
-    if (!llvm::sys::fs::is_directory(Points))
-      return createStringError(D + ": not a sweep directory (no points/)");
-    std::error_code EC;
-    for (llvm::sys::fs::directory_iterator It(Points, EC), End;
-         It != End && !EC; It.increment(EC)) {
-      std::string File = joinPath(It->path(), "result.json");
-      if (!llvm::sys::fs::exists(File))
+q2::orch::loadResults(const std::vector<std::string> &dirs) {
+  std::map<std::string, PointRecord> byKey;
+  for (const auto &d : dirs) {
+    std::string points = joinPath(d, "points");
+    if (!llvm::sys::fs::is_directory(points))
+      return createStringError(d + ": not a sweep directory (no points/)");
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(points, ec), end;
+         it != end && !ec; it.increment(ec)) {
+      std::string file = joinPath(it->path(), "result.json");
+      if (!llvm::sys::fs::exists(file))
         continue; // Not finished (or still running), or a lock file.
-      Expected<PointRecord> R = readPointRecord(File);
-      if (!R)
-        return R.takeError();
-      if (R->key.empty())
-        return createStringError(File + ": key: empty");
-      auto Old = ByKey.find(R->key);
-      if (Old != ByKey.end() && Old->second.status != R->status)
-        return createStringError(File + ": point '" + R->key +
+      Expected<PointRecord> r = readPointRecord(file);
+      if (!r)
+        return r.takeError();
+      if (r->key.empty())
+        return createStringError(file + ": key: empty");
+      auto old = byKey.find(r->key);
+      if (old != byKey.end() && old->second.status != r->status)
+        return createStringError(file + ": point '" + r->key +
                                  "' also in an earlier directory with "
                                  "status '" +
-                                 Old->second.status + "'");
-      ByKey[R->key] = std::move(*R);
+                                 old->second.status + "'");
+      byKey[r->key] = std::move(*r);
     }
-    if (EC)
-      return createStringError(Points + ": " + EC.message());
+    if (ec)
+      return createStringError(points + ": " + ec.message());
   }
-  std::vector<PointRecord> Out;
-  for (auto &KV : ByKey)
-    Out.push_back(std::move(KV.second));
-  std::stable_sort(Out.begin(), Out.end(),
-                   [](const PointRecord &A, const PointRecord &B) {
-                     return std::tie(A.molecule, A.nEst, A.nTrotter, A.mode) <
-                            std::tie(B.molecule, B.nEst, B.nTrotter, B.mode);
+  std::vector<PointRecord> out;
+  for (auto &kv : byKey)
+    out.push_back(std::move(kv.second));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PointRecord &a, const PointRecord &b) {
+                     return std::tie(a.molecule, a.nEst, a.nTrotter, a.mode) <
+                            std::tie(b.molecule, b.nEst, b.nTrotter, b.mode);
                    });
-  return Out;
+  return out;
 }
 
 namespace {
@@ -154,231 +154,231 @@ struct Column {
   std::function<std::string(const PointRecord &)> get;
 };
 
-std::string fmt(double V, int Prec) {
-  if (!std::isfinite(V))
+std::string fmt(double v, int prec) {
+  if (!std::isfinite(v))
     return "";
-  std::ostringstream OS;
-  OS.setf(std::ios::fixed);
-  OS.precision(Prec);
-  OS << V;
-  return OS.str();
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(prec);
+  os << v;
+  return os.str();
 }
 
-template <class T> std::string fmt(const std::optional<T> &V, int Prec) {
-  return V ? fmt(double(*V), Prec) : std::string();
+template <class T> std::string fmt(const std::optional<T> &v, int prec) {
+  return v ? fmt(double(*v), prec) : std::string();
 }
 
-std::string str(const std::optional<std::string> &V) {
-  return V ? *V : std::string();
+std::string str(const std::optional<std::string> &v) {
+  return v ? *v : std::string();
 }
 
 /// A field of a phase record, "" when the phase did not run.
 template <class F>
 std::function<std::string(const PointRecord &)>
-phase(std::optional<MeasureRecord> PointPhases::*Which, F Get) {
-  return [=](const PointRecord &R) {
-    const auto &P = R.phases.*Which;
-    return P ? Get(*P) : std::string();
+phase(std::optional<MeasureRecord> PointPhases::*which, F Get) {
+  return [=](const PointRecord &r) {
+    const auto &p = r.phases.*which;
+    return p ? Get(*p) : std::string();
   };
 }
 
 /// The first coefficient set Phase C ran, if the point has a report.
-const q2::profiling::PhaseCSetRecord *firstSet(const PointRecord &P) {
-  if (!P.report || !P.report->phaseC || P.report->phaseC->sets.empty())
+const q2::profiling::PhaseCSetRecord *firstSet(const PointRecord &p) {
+  if (!p.report || !p.report->phaseC || p.report->phaseC->sets.empty())
     return nullptr;
-  return &P.report->phaseC->sets.front();
+  return &p.report->phaseC->sets.front();
 }
 
 /// The columns a point's report adds (one row per point: the outcome, the
 /// compile peak, the timeline peak and IR size per stage). Stage columns
 /// follow the stages in the order the results first name them.
-void addReportColumns(std::vector<Column> &Cols,
-                      const std::vector<PointRecord> &Results) {
+void addReportColumns(std::vector<Column> &cols,
+                      const std::vector<PointRecord> &results) {
   using R = const PointRecord &;
-  auto set = [](auto Get, int Prec) {
-    return [=](R P) {
-      const q2::profiling::PhaseCSetRecord *S = firstSet(P);
-      return S ? fmt(Get(*S), Prec) : std::string();
+  auto set = [](auto Get, int prec) {
+    return [=](R p) {
+      const q2::profiling::PhaseCSetRecord *s = firstSet(p);
+      return s ? fmt(Get(*s), prec) : std::string();
     };
   };
   using SetR = const q2::profiling::PhaseCSetRecord &;
-  Cols.push_back({"prob_sum", set([](SetR S) { return S.probSum; }, 9)});
-  Cols.push_back({"energy", set([](SetR S) { return S.energy; }, 6)});
-  Cols.push_back({"resolution", set([](SetR S) { return S.resolution; }, 6)});
-  Cols.push_back({"exact_energy", [](R P) {
-                    const q2::profiling::PhaseCSetRecord *S = firstSet(P);
-                    return S ? fmt(S->exactEnergy, 6) : std::string();
+  cols.push_back({"prob_sum", set([](SetR s) { return s.probSum; }, 9)});
+  cols.push_back({"energy", set([](SetR s) { return s.energy; }, 6)});
+  cols.push_back({"resolution", set([](SetR s) { return s.resolution; }, 6)});
+  cols.push_back({"exact_energy", [](R p) {
+                    const q2::profiling::PhaseCSetRecord *s = firstSet(p);
+                    return s ? fmt(s->exactEnergy, 6) : std::string();
                   }});
-  Cols.push_back({"energy_error", [](R P) {
+  cols.push_back({"energy_error", [](R p) {
                     // |energy - exact| in Ha, as ProfileResult.energy_error.
-                    const q2::profiling::PhaseCSetRecord *S = firstSet(P);
-                    if (!S || !S->exactEnergy)
+                    const q2::profiling::PhaseCSetRecord *s = firstSet(p);
+                    if (!s || !s->exactEnergy)
                       return std::string();
-                    return fmt(std::fabs(S->energy - *S->exactEnergy), 6);
+                    return fmt(std::fabs(s->energy - *s->exactEnergy), 6);
                   }});
-  Cols.push_back({"error_resolutions", [](R P) {
-                    const q2::profiling::PhaseCSetRecord *S = firstSet(P);
-                    return S ? fmt(S->errorResolutions, 2) : std::string();
+  cols.push_back({"error_resolutions", [](R p) {
+                    const q2::profiling::PhaseCSetRecord *s = firstSet(p);
+                    return s ? fmt(s->errorResolutions, 2) : std::string();
                   }});
-  Cols.push_back({"compile_peak_mb", [](R P) {
-                    if (!P.report)
+  cols.push_back({"compile_peak_mb", [](R p) {
+                    if (!p.report)
                       return std::string();
-                    uint64_t Peak = 0;
-                    for (const auto &St : P.report->phaseB.stages)
-                      if (St.kind == q2::profiling::StageKind::Compile)
-                        Peak = std::max(Peak, St.peakRSS);
-                    return Peak ? fmt(Peak / 1e6, 1) : std::string();
+                    uint64_t peak = 0;
+                    for (const auto &st : p.report->phaseB.stages)
+                      if (st.kind == q2::profiling::StageKind::Compile)
+                        peak = std::max(peak, st.peakRSS);
+                    return peak ? fmt(peak / 1e6, 1) : std::string();
                   }});
-  Cols.push_back({"timeline_peak_mb", [](R P) {
-                    if (!P.report || !P.report->phaseB.timeline ||
-                        !P.report->phaseB.timeline->peak)
+  cols.push_back({"timeline_peak_mb", [](R p) {
+                    if (!p.report || !p.report->phaseB.timeline ||
+                        !p.report->phaseB.timeline->peak)
                       return std::string();
                     return fmt(
-                        P.report->phaseB.timeline->peak->sample.rss / 1e6, 1);
+                        p.report->phaseB.timeline->peak->sample.rss / 1e6, 1);
                   }});
-  std::vector<std::string> Stages;
-  for (const auto &P : Results)
-    if (P.report)
-      for (const auto &St : P.report->phaseB.stages)
-        if (St.ir && llvm::find(Stages, St.name) == Stages.end())
-          Stages.push_back(St.name);
-  for (const std::string &Name : Stages) {
-    auto ir = [Name](R P) -> const q2::profiling::IRMetrics * {
-      if (!P.report)
+  std::vector<std::string> stages;
+  for (const auto &p : results)
+    if (p.report)
+      for (const auto &st : p.report->phaseB.stages)
+        if (st.ir && llvm::find(stages, st.name) == stages.end())
+          stages.push_back(st.name);
+  for (const std::string &name : stages) {
+    auto ir = [name](R p) -> const q2::profiling::IRMetrics * {
+      if (!p.report)
         return nullptr;
-      for (const auto &St : P.report->phaseB.stages)
-        if (St.name == Name && St.ir)
-          return &*St.ir;
+      for (const auto &st : p.report->phaseB.stages)
+        if (st.name == name && st.ir)
+          return &*st.ir;
       return nullptr;
     };
-    Cols.push_back({"ir_kb_" + Name, [ir](R P) {
-                      const q2::profiling::IRMetrics *M = ir(P);
-                      return M ? fmt(M->bytes / 1e3, 1) : std::string();
+    cols.push_back({"ir_kb_" + name, [ir](R p) {
+                      const q2::profiling::IRMetrics *m = ir(p);
+                      return m ? fmt(m->bytes / 1e3, 1) : std::string();
                     }});
-    Cols.push_back({"ir_lines_" + Name, [ir](R P) {
-                      const q2::profiling::IRMetrics *M = ir(P);
-                      return M ? std::to_string(M->lines) : std::string();
+    cols.push_back({"ir_lines_" + name, [ir](R p) {
+                      const q2::profiling::IRMetrics *m = ir(p);
+                      return m ? std::to_string(m->lines) : std::string();
                     }});
   }
 }
 
-std::vector<Column> columns(const std::vector<PointRecord> &Results) {
+std::vector<Column> columns(const std::vector<PointRecord> &results) {
   using R = const PointRecord &;
   using M = const MeasureRecord &;
-  std::vector<Column> Cols = {
-      {"key", [](R P) { return P.key; }},
-      {"molecule", [](R P) { return P.molecule; }},
-      {"mode", [](R P) { return P.mode; }},
-      {"n_est", [](R P) { return std::to_string(P.nEst); }},
-      {"n_trotter", [](R P) { return std::to_string(P.nTrotter); }},
+  std::vector<Column> cols = {
+      {"key", [](R p) { return p.key; }},
+      {"molecule", [](R p) { return p.molecule; }},
+      {"mode", [](R p) { return p.mode; }},
+      {"n_est", [](R p) { return std::to_string(p.nEst); }},
+      {"n_trotter", [](R p) { return std::to_string(p.nTrotter); }},
       {"n_terms",
-       [](R P) { return P.nTerms ? std::to_string(*P.nTerms) : ""; }},
-      {"x", [](R P) { return fmt(P.x, 0); }},
-      {"status", [](R P) { return P.status; }},
-      {"failed_phase", [](R P) { return str(P.failedPhase); }},
-      {"reason", [](R P) { return P.reason; }},
+       [](R p) { return p.nTerms ? std::to_string(*p.nTerms) : ""; }},
+      {"x", [](R p) { return fmt(p.x, 0); }},
+      {"status", [](R p) { return p.status; }},
+      {"failed_phase", [](R p) { return str(p.failedPhase); }},
+      {"reason", [](R p) { return p.reason; }},
       {"exit_code",
-       [](R P) {
-         const MeasureRecord *F = P.failedPhaseRecord();
-         return F && !F->signal ? std::to_string(F->exitCode) : "";
+       [](R p) {
+         const MeasureRecord *f = p.failedPhaseRecord();
+         return f && !f->signal ? std::to_string(f->exitCode) : "";
        }},
       {"signal",
-       [](R P) {
-         const MeasureRecord *F = P.failedPhaseRecord();
-         return F ? F->signalName : "";
+       [](R p) {
+         const MeasureRecord *f = p.failedPhaseRecord();
+         return f ? f->signalName : "";
        }},
       // The compile stages only (stages 1-6), not Input, Load or Execute.
-      {"compile_s", [](R P) { return fmt(P.compileSeconds(), 3); }},
-      {"wall_s", [](R P) { return fmt(P.wallS, 3); }},
-      {"wall_a_s", phase(&PointPhases::a, [](M Ph) { return fmt(Ph.wallS, 3); })},
+      {"compile_s", [](R p) { return fmt(p.compileSeconds(), 3); }},
+      {"wall_s", [](R p) { return fmt(p.wallS, 3); }},
+      {"wall_a_s", phase(&PointPhases::a, [](M ph) { return fmt(ph.wallS, 3); })},
       {"wall_bc_s",
-       phase(&PointPhases::bc, [](M Ph) { return fmt(Ph.wallS, 3); })},
-      {"peak_rss_mb", [](R P) { return fmt(P.peakRssMB, 1); }},
+       phase(&PointPhases::bc, [](M ph) { return fmt(ph.wallS, 3); })},
+      {"peak_rss_mb", [](R p) { return fmt(p.peakRssMB, 1); }},
       {"peak_rss_a_mb",
-       phase(&PointPhases::a, [](M Ph) { return fmt(Ph.peakTreeRssMB, 1); })},
+       phase(&PointPhases::a, [](M ph) { return fmt(ph.peakTreeRssMB, 1); })},
       {"peak_rss_bc_mb",
-       phase(&PointPhases::bc, [](M Ph) { return fmt(Ph.peakTreeRssMB, 1); })},
+       phase(&PointPhases::bc, [](M ph) { return fmt(ph.peakTreeRssMB, 1); })},
       {"vmhwm_bc_mb",
-       phase(&PointPhases::bc, [](M Ph) { return fmt(Ph.maxVmHwmMB, 1); })},
+       phase(&PointPhases::bc, [](M ph) { return fmt(ph.maxVmHwmMB, 1); })},
   };
-  addReportColumns(Cols, Results);
-  return Cols;
+  addReportColumns(cols, results);
+  return cols;
 }
 
-std::string csvEscape(const std::string &S) {
-  if (S.find_first_of(",\"\n") == std::string::npos)
-    return S;
-  std::string Out = "\"";
-  for (char C : S)
-    Out += C == '"' ? std::string("\"\"") : std::string(1, C);
-  return Out + "\"";
+std::string csvEscape(const std::string &s) {
+  if (s.find_first_of(",\"\n") == std::string::npos)
+    return s;
+  std::string out = "\"";
+  for (char c : s)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 } // namespace
 
-std::string q2::orch::summaryCsv(const std::vector<PointRecord> &Results) {
-  auto Cols = columns(Results);
-  std::string Out;
-  for (size_t I = 0; I < Cols.size(); ++I)
-    Out += (I ? "," : "") + Cols[I].name;
-  Out += "\n";
-  for (const auto &R : Results) {
-    for (size_t I = 0; I < Cols.size(); ++I)
-      Out += (I ? "," : "") + csvEscape(Cols[I].get(R));
-    Out += "\n";
+std::string q2::orch::summaryCsv(const std::vector<PointRecord> &results) {
+  auto cols = columns(results);
+  std::string out;
+  for (size_t i = 0; i < cols.size(); ++i)
+    out += (i ? "," : "") + cols[i].name;
+  out += "\n";
+  for (const auto &r : results) {
+    for (size_t i = 0; i < cols.size(); ++i)
+      out += (i ? "," : "") + csvEscape(cols[i].get(r));
+    out += "\n";
   }
-  return Out;
+  return out;
 }
 
-std::string q2::orch::summaryTable(const std::vector<PointRecord> &Results) {
+std::string q2::orch::summaryTable(const std::vector<PointRecord> &results) {
   // The table leaves out the columns that only matter for failures when
   // every point succeeded.
-  auto Cols = columns(Results);
-  std::vector<std::vector<std::string>> Rows;
-  Rows.emplace_back();
-  for (const auto &C : Cols)
-    Rows.back().push_back(C.name);
-  for (const auto &R : Results) {
-    Rows.emplace_back();
-    for (const auto &C : Cols)
-      Rows.back().push_back(C.get(R));
+  auto cols = columns(results);
+  std::vector<std::vector<std::string>> rows;
+  rows.emplace_back();
+  for (const auto &c : cols)
+    rows.back().push_back(c.name);
+  for (const auto &r : results) {
+    rows.emplace_back();
+    for (const auto &c : cols)
+      rows.back().push_back(c.get(r));
   }
-  std::vector<size_t> Width(Cols.size(), 0);
-  std::vector<bool> Used(Cols.size(), false);
-  for (size_t Row = 0; Row < Rows.size(); ++Row)
-    for (size_t I = 0; I < Cols.size(); ++I) {
-      Width[I] = std::max(Width[I], Rows[Row][I].size());
+  std::vector<size_t> width(cols.size(), 0);
+  std::vector<bool> used(cols.size(), false);
+  for (size_t row = 0; row < rows.size(); ++row)
+    for (size_t i = 0; i < cols.size(); ++i) {
+      width[i] = std::max(width[i], rows[row][i].size());
       // IR size per stage is for summary.csv; the table stays readable.
-      if (Row > 0 && !Rows[Row][I].empty() &&
-          !llvm::StringRef(Cols[I].name).starts_with("ir_"))
-        Used[I] = true;
+      if (row > 0 && !rows[row][i].empty() &&
+          !llvm::StringRef(cols[i].name).starts_with("ir_"))
+        used[i] = true;
     }
-  std::string Out;
-  for (const auto &Row : Rows) {
-    std::string Line;
-    for (size_t I = 0; I < Cols.size(); ++I) {
-      if (!Used[I] || I == 0)
+  std::string out;
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (!used[i] || i == 0)
         continue; // The key repeats molecule/mode/n_est/n_trotter.
-      std::string Cell = Row[I];
-      Cell.resize(Width[I], ' ');
-      Line += Cell + "  ";
+      std::string cell = row[i];
+      cell.resize(width[i], ' ');
+      line += cell + "  ";
     }
-    while (!Line.empty() && Line.back() == ' ')
-      Line.pop_back();
-    Out += Line + "\n";
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    out += line + "\n";
   }
-  size_t Ok = 0;
-  for (const auto &R : Results)
-    Ok += R.status == "ok";
-  Out += std::to_string(Results.size()) + " points, " + std::to_string(Ok) +
-         " ok, " + std::to_string(Results.size() - Ok) + " failed\n";
-  return Out;
+  size_t ok = 0;
+  for (const auto &r : results)
+    ok += r.status == "ok";
+  out += std::to_string(results.size()) + " points, " + std::to_string(ok) +
+         " ok, " + std::to_string(results.size() - ok) + " failed\n";
+  return out;
 }
 
-Error q2::orch::writeSummary(const std::string &Dir,
-                             const std::vector<PointRecord> &Results) {
-  if (Error E = q2::writeFileAtomically(joinPath(Dir, "summary.csv"),
-                                        summaryCsv(Results)))
-    return E;
-  return q2::writeFileAtomically(joinPath(Dir, "summary.txt"),
-                                 summaryTable(Results));
+Error q2::orch::writeSummary(const std::string &dir,
+                             const std::vector<PointRecord> &results) {
+  if (Error e = q2::writeFileAtomically(joinPath(dir, "summary.csv"),
+                                        summaryCsv(results)))
+    return e;
+  return q2::writeFileAtomically(joinPath(dir, "summary.txt"),
+                                 summaryTable(results));
 }

@@ -32,33 +32,33 @@ namespace json = q2::json;
 namespace {
 
 /// OUT/sweep.json: the spec, for readers (never read back).
-json::Value specToValue(const SweepSpec &Spec) {
-  json::Value J = json::Value::object();
-  J["schema"] = "q2.sweep/1";
-  J["grid"] = json::Value::array();
-  for (const auto &G : Spec.grid)
-    J["grid"].push_back(json::toValue(std::vector<unsigned>{G.nEst, G.nTrotter}));
-  J["modes"] = json::toValue(Spec.modes);
-  J["molecules"] = json::Value::array();
-  for (const auto &M : Spec.molecules) {
-    json::Value Mol = json::Value::object();
-    Mol["name"] = M.name;
-    Mol["hamiltonian"] = M.hamiltonian;
-    Mol["n_terms"] = M.nTerms;
-    J["molecules"].push_back(std::move(Mol));
+json::Value specToValue(const SweepSpec &spec) {
+  json::Value j = json::Value::object();
+  j["schema"] = "q2.sweep/1";
+  j["grid"] = json::Value::array();
+  for (const auto &g : spec.grid)
+    j["grid"].push_back(json::toValue(std::vector<unsigned>{g.nEst, g.nTrotter}));
+  j["modes"] = json::toValue(spec.modes);
+  j["molecules"] = json::Value::array();
+  for (const auto &m : spec.molecules) {
+    json::Value mol = json::Value::object();
+    mol["name"] = m.name;
+    mol["hamiltonian"] = m.hamiltonian;
+    mol["n_terms"] = m.nTerms;
+    j["molecules"].push_back(std::move(mol));
   }
-  J["commands"] = json::Value::object();
-  J["commands"]["A"] = json::toValue(Spec.commands.phaseA);
-  J["commands"]["BC"] = json::toValue(Spec.commands.phaseBC);
-  J["vars"] = json::toValue(Spec.vars);
-  J["runs"] = Spec.runs;
-  J["jobs"] = Spec.jobs;
-  J["phase_wall_s"] = Spec.phase.wallBudgetS;
-  J["point_rss_mb"] = Spec.phase.rssBudgetMB;
-  J["total_rss_mb"] = Spec.totalRssMB;
-  J["poll_s"] = Spec.phase.pollS;
-  J["only"] = json::toValue(Spec.only);
-  return J;
+  j["commands"] = json::Value::object();
+  j["commands"]["A"] = json::toValue(spec.commands.phaseA);
+  j["commands"]["BC"] = json::toValue(spec.commands.phaseBC);
+  j["vars"] = json::toValue(spec.vars);
+  j["runs"] = spec.runs;
+  j["jobs"] = spec.jobs;
+  j["phase_wall_s"] = spec.phase.wallBudgetS;
+  j["point_rss_mb"] = spec.phase.rssBudgetMB;
+  j["total_rss_mb"] = spec.totalRssMB;
+  j["poll_s"] = spec.phase.pollS;
+  j["only"] = json::toValue(spec.only);
+  return j;
 }
 
 /// One sweep's points: which are pending, which run on which worker
@@ -67,7 +67,7 @@ json::Value specToValue(const SweepSpec &Spec) {
 /// learns and reports.
 class SweepScheduler {
 public:
-  SweepScheduler(const SweepSpec &Spec, const ProgressCallback &Progress);
+  SweepScheduler(const SweepSpec &spec, const ProgressCallback &progress);
 
   /// Runs every point not finished before; the summary of all of them.
   SweepSummary run();
@@ -76,12 +76,12 @@ private:
   using Clock = std::chrono::steady_clock;
 
   /// The size the RSS model is fitted on: n_est * n_trotter * terms.
-  double sizeOf(const PointId &Id) const;
+  double sizeOf(const PointId &id) const;
   /// Feeds a finished point's peak to the model (ok points only: a killed
   /// point's peak is a lower bound).
-  void learn(const PointRecord &R);
-  void emit(ProgressEvent::Kind K, const PointId &Id,
-            const std::string &Status, size_t Running, double PredictedMB);
+  void learn(const PointRecord &r);
+  void emit(ProgressEvent::Kind k, const PointId &id,
+            const std::string &status, size_t running, double predictedMb);
   /// Takes the points whose result.json says they are done (ok, or failed
   /// without --retry-failed); queues the others.
   void resumeFinished();
@@ -92,7 +92,7 @@ private:
   /// Waits (up to 100 ms) for workers to finish and records their points.
   void collect();
   /// Records point I's result (or the error that kept it from running).
-  void finish(size_t I, Expected<PointResult> R);
+  void finish(size_t i, Expected<PointResult> r);
 
   const SweepSpec &Spec;
   const ProgressCallback &Progress;
@@ -115,152 +115,152 @@ private:
   double InUseMB = 0;
 };
 
-SweepScheduler::SweepScheduler(const SweepSpec &Spec,
-                               const ProgressCallback &Progress)
-    : Spec(Spec), Progress(Progress), Ids(enumeratePoints(Spec)),
-      Jobs(std::max(1u, Spec.jobs)),
-      TotalMB(Spec.totalRssMB > 0 ? Spec.totalRssMB
-                                  : Spec.phase.rssBudgetMB * Jobs),
-      Model(Spec.phase.rssBudgetMB, Spec.phase.rssBudgetMB) {
+SweepScheduler::SweepScheduler(const SweepSpec &spec,
+                               const ProgressCallback &progress)
+    : Spec(spec), Progress(progress), Ids(enumeratePoints(spec)),
+      Jobs(std::max(1u, spec.jobs)),
+      TotalMB(spec.totalRssMB > 0 ? spec.totalRssMB
+                                  : spec.phase.rssBudgetMB * Jobs),
+      Model(spec.phase.rssBudgetMB, spec.phase.rssBudgetMB) {
   Sum.points.resize(Ids.size());
-  for (const auto &M : Spec.molecules)
-    if (M.nTerms)
-      TermsOf[M.name] = M.nTerms;
+  for (const auto &m : spec.molecules)
+    if (m.nTerms)
+      TermsOf[m.name] = m.nTerms;
 }
 
-double SweepScheduler::sizeOf(const PointId &Id) const {
-  auto It = TermsOf.find(Id.molecule);
-  return double(Id.nEst) * Id.nTrotter *
-         (It != TermsOf.end() ? It->second : 1);
+double SweepScheduler::sizeOf(const PointId &id) const {
+  auto it = TermsOf.find(id.molecule);
+  return double(id.nEst) * id.nTrotter *
+         (it != TermsOf.end() ? it->second : 1);
 }
 
-void SweepScheduler::learn(const PointRecord &R) {
-  if (R.status != "ok")
+void SweepScheduler::learn(const PointRecord &r) {
+  if (r.status != "ok")
     return;
-  if (R.nTerms)
-    TermsOf.emplace(R.molecule, *R.nTerms);
-  if (R.x)
-    Model.add(*R.x, R.peakRssMB);
+  if (r.nTerms)
+    TermsOf.emplace(r.molecule, *r.nTerms);
+  if (r.x)
+    Model.add(*r.x, r.peakRssMB);
 }
 
-void SweepScheduler::emit(ProgressEvent::Kind K, const PointId &Id,
-                          const std::string &Status, size_t Running,
-                          double PredictedMB) {
+void SweepScheduler::emit(ProgressEvent::Kind k, const PointId &id,
+                          const std::string &status, size_t running,
+                          double predictedMb) {
   if (!Progress)
     return;
-  ProgressEvent E{K, Id, Status};
-  E.done = Done;
-  E.total = Ids.size();
-  E.running = Running;
-  E.elapsedS = std::chrono::duration<double>(Clock::now() - Start).count();
+  ProgressEvent e{k, id, status};
+  e.done = Done;
+  e.total = Ids.size();
+  e.running = running;
+  e.elapsedS = std::chrono::duration<double>(Clock::now() - Start).count();
   // Throughput of points run now (parallelism included).
   if (RanNow > 0)
-    E.etaS = E.elapsedS / double(RanNow) * double(Ids.size() - Done);
-  E.predictedRssMB = PredictedMB;
-  Progress(E);
+    e.etaS = e.elapsedS / double(RanNow) * double(Ids.size() - Done);
+  e.predictedRssMB = predictedMb;
+  Progress(e);
 }
 
 void SweepScheduler::resumeFinished() {
-  for (size_t I = 0; I < Ids.size(); ++I) {
-    std::string Dir = pointDir(Spec, Ids[I]);
-    std::string ResultFile = joinPath(Dir, "result.json");
-    if (llvm::sys::fs::exists(ResultFile)) {
-      Expected<PointRecord> Rec = readPointRecord(ResultFile);
-      if (Rec) {
-        const std::string Status = Rec->status;
-        if (Status == "ok" || (Status == "failed" && !Spec.retryFailed)) {
+  for (size_t i = 0; i < Ids.size(); ++i) {
+    std::string dir = pointDir(Spec, Ids[i]);
+    std::string resultFile = joinPath(dir, "result.json");
+    if (llvm::sys::fs::exists(resultFile)) {
+      Expected<PointRecord> rec = readPointRecord(resultFile);
+      if (rec) {
+        const std::string status = rec->status;
+        if (status == "ok" || (status == "failed" && !Spec.retryFailed)) {
           // Temporaries of writers killed in this finished point (only
           // while nobody else works on it).
-          if (Expected<q2::FileLock> L = lockPoint(Spec, Ids[I]))
-            removeStaleTemporariesIn(Dir);
+          if (Expected<q2::FileLock> l = lockPoint(Spec, Ids[i]))
+            removeStaleTemporariesIn(dir);
           else
-            llvm::consumeError(L.takeError());
-          PointResult &R = Sum.points[I];
-          R.id = Ids[I];
-          R.skipped = true;
-          R.record = std::move(*Rec);
-          learn(R.record);
+            llvm::consumeError(l.takeError());
+          PointResult &r = Sum.points[i];
+          r.id = Ids[i];
+          r.skipped = true;
+          r.record = std::move(*rec);
+          learn(r.record);
           ++Done;
           ++Sum.skipped;
-          Sum.failed += Status != "ok";
-          emit(ProgressEvent::Skipped, Ids[I], Status, 0, 0);
+          Sum.failed += status != "ok";
+          emit(ProgressEvent::Skipped, Ids[i], status, 0, 0);
           continue;
         }
       } else {
-        llvm::consumeError(Rec.takeError()); // Unreadable: run it again.
+        llvm::consumeError(rec.takeError()); // Unreadable: run it again.
       }
     }
-    Pending.push_back(I);
+    Pending.push_back(i);
   }
 }
 
 void SweepScheduler::admit() {
-  for (auto It = Pending.begin();
-       It != Pending.end() && Workers.size() < Jobs;) {
-    double Pred = Model.predict(sizeOf(Ids[*It]));
-    if (!Workers.empty() && InUseMB + Pred > TotalMB) {
-      ++It;
+  for (auto it = Pending.begin();
+       it != Pending.end() && Workers.size() < Jobs;) {
+    double pred = Model.predict(sizeOf(Ids[*it]));
+    if (!Workers.empty() && InUseMB + pred > TotalMB) {
+      ++it;
       continue;
     }
-    size_t I = *It;
-    It = Pending.erase(It);
-    Admitted[I] = Pred;
-    InUseMB += Pred;
-    auto Terms = TermsOf.find(Ids[I].molecule);
-    unsigned Hint = Terms != TermsOf.end() ? Terms->second : 0;
-    Workers[I] = std::thread([this, I, Hint] {
-      Expected<PointResult> R = runPoint(Spec, Ids[I], Hint);
-      if (!R)
-        R = resultOfConcurrentRun(Spec, Ids[I], R.takeError());
-      std::lock_guard<std::mutex> L(Mu);
-      Finished.emplace_back(I, std::move(R));
+    size_t i = *it;
+    it = Pending.erase(it);
+    Admitted[i] = pred;
+    InUseMB += pred;
+    auto terms = TermsOf.find(Ids[i].molecule);
+    unsigned hint = terms != TermsOf.end() ? terms->second : 0;
+    Workers[i] = std::thread([this, i, hint] {
+      Expected<PointResult> r = runPoint(Spec, Ids[i], hint);
+      if (!r)
+        r = resultOfConcurrentRun(Spec, Ids[i], r.takeError());
+      std::lock_guard<std::mutex> l(Mu);
+      Finished.emplace_back(i, std::move(r));
       CV.notify_all();
     });
-    emit(ProgressEvent::Started, Ids[I], "", Workers.size(), Pred);
+    emit(ProgressEvent::Started, Ids[i], "", Workers.size(), pred);
   }
 }
 
 void SweepScheduler::collect() {
-  std::unique_lock<std::mutex> L(Mu);
-  CV.wait_for(L, std::chrono::milliseconds(100),
+  std::unique_lock<std::mutex> l(Mu);
+  CV.wait_for(l, std::chrono::milliseconds(100),
               [&] { return !Finished.empty(); });
   while (!Finished.empty()) {
     auto [I, R] = std::move(Finished.front());
     Finished.pop_front();
-    L.unlock();
+    l.unlock();
     finish(I, std::move(R));
-    L.lock();
+    l.lock();
   }
 }
 
-void SweepScheduler::finish(size_t I, Expected<PointResult> R) {
-  Workers[I].join();
-  Workers.erase(I);
-  InUseMB -= Admitted[I];
-  Admitted.erase(I);
-  PointResult &Slot = Sum.points[I];
-  if (R) {
-    Slot = std::move(*R);
+void SweepScheduler::finish(size_t i, Expected<PointResult> r) {
+  Workers[i].join();
+  Workers.erase(i);
+  InUseMB -= Admitted[i];
+  Admitted.erase(i);
+  PointResult &slot = Sum.points[i];
+  if (r) {
+    slot = std::move(*r);
   } else {
     // The machinery failed for this point (e.g. another process runs it);
     // record it here, not on disk, and go on.
-    Slot.id = Ids[I];
-    Slot.record = recordFor(Ids[I], findMolecule(Spec, Ids[I].molecule));
-    Slot.record.status = "failed";
-    Slot.record.reason = "error";
-    Slot.record.message = llvm::toString(R.takeError());
+    slot.id = Ids[i];
+    slot.record = recordFor(Ids[i], findMolecule(Spec, Ids[i].molecule));
+    slot.record.status = "failed";
+    slot.record.reason = "error";
+    slot.record.message = llvm::toString(r.takeError());
   }
-  if (Slot.status() == "cancelled") {
+  if (slot.status() == "cancelled") {
     Sum.cancelled = true;
   } else {
     ++Done;
     ++RanNow;
     ++Sum.ran;
-    if (Slot.status() != "ok")
+    if (slot.status() != "ok")
       ++Sum.failed;
-    learn(Slot.record);
+    learn(slot.record);
   }
-  emit(ProgressEvent::Finished, Ids[I], Slot.status(), Workers.size(), 0);
+  emit(ProgressEvent::Finished, Ids[i], slot.status(), Workers.size(), 0);
 }
 
 SweepSummary SweepScheduler::run() {
@@ -280,35 +280,35 @@ SweepSummary SweepScheduler::run() {
 
 } // namespace
 
-Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &Spec,
-                                          const ProgressCallback &Progress) {
-  if (Error E = validateSweepSpec(Spec))
-    return std::move(E);
-  if (std::error_code EC =
-          llvm::sys::fs::create_directories(joinPath(Spec.outDir, "points")))
-    return createStringError("cannot create '" + Spec.outDir +
-                             "': " + EC.message());
+Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &spec,
+                                          const ProgressCallback &progress) {
+  if (Error e = validateSweepSpec(spec))
+    return std::move(e);
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(joinPath(spec.outDir, "points")))
+    return createStringError("cannot create '" + spec.outDir +
+                             "': " + ec.message());
   // A whole sweep owns OUT: a second one would remove the partial points
   // the first is running. `--only` jobs share OUT; each point is locked.
-  std::optional<q2::FileLock> SweepLock;
-  if (Spec.only.empty()) {
-    Expected<q2::FileLock> L =
-        q2::FileLock::acquire(joinPath(Spec.outDir, ".lock"), /*wait=*/false,
-                              "sweep directory '" + Spec.outDir + "'");
-    if (!L)
-      return L.takeError();
-    SweepLock.emplace(std::move(*L));
+  std::optional<q2::FileLock> sweepLock;
+  if (spec.only.empty()) {
+    Expected<q2::FileLock> l =
+        q2::FileLock::acquire(joinPath(spec.outDir, ".lock"), /*wait=*/false,
+                              "sweep directory '" + spec.outDir + "'");
+    if (!l)
+      return l.takeError();
+    sweepLock.emplace(std::move(*l));
   }
   // Every `--only` job of an emitted sweep writes the same spec; skip that
   // so concurrent jobs do not race on it.
-  if (Spec.only.empty())
-    if (Error E = json::writeFile(joinPath(Spec.outDir, "sweep.json"),
-                                  specToValue(Spec)))
-      return std::move(E);
+  if (spec.only.empty())
+    if (Error e = json::writeFile(joinPath(spec.outDir, "sweep.json"),
+                                  specToValue(spec)))
+      return std::move(e);
 
-  SweepSummary Sum = SweepScheduler(Spec, Progress).run();
-  if (Spec.only.empty())
-    if (Error E = writeSummary(Spec.outDir, resultsOf(Sum)))
-      return std::move(E);
-  return Sum;
+  SweepSummary sum = SweepScheduler(spec, progress).run();
+  if (spec.only.empty())
+    if (Error e = writeSummary(spec.outDir, resultsOf(sum)))
+      return std::move(e);
+  return sum;
 }
