@@ -53,9 +53,10 @@ import tempfile
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-HAM = os.path.join(ROOT, "examples", "hamiltonians")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "common"))
+from benchlib import ROOT, fcidump, qpe_info, qpe_program, require, \
+    run_checked  # noqa: E402
 
 
 def main():
@@ -81,33 +82,21 @@ def main():
     bin_dir = os.path.join(args.build, "bin")
     qpe, opt = os.path.join(bin_dir, "q2-qpe"), os.path.join(bin_dir, "q2-opt")
     loop = os.path.join(bin_dir, "bench-call-loop")
-    for f in (qpe, opt, loop):
-        if not os.path.exists(f):
-            sys.exit("phase_c_bench: %s not found (build first)" % f)
+    require(qpe, opt, loop)
     tmp = tempfile.mkdtemp(prefix="q2-phasec-")
     ok_all = True
 
     def program(ham, n_est, n_trot, power):
         out = os.path.join(tmp, "%s_%d_%d_%s.mlir" % (ham, n_est, n_trot, power))
         if not os.path.exists(out):
-            subprocess.run([qpe, os.path.join(HAM, ham + ".FCIDUMP"), "--mode",
-                            "dynamic", "--n-est", str(n_est), "--n-trotter",
-                            str(n_trot), "--order", "2", "--power", power,
-                            "-o", out], check=True)
+            qpe_program(qpe, fcidump(ham), out, n_est, n_trot, power)
         return out
 
     def per_call(prog, flags, runs, env=None):
         """Median seconds per call and the block summary of the last call."""
         report = os.path.join(tmp, "r.json")
-        e = dict(os.environ)
-        if env:
-            e.update(env)
-        p = subprocess.run([opt, prog, "--run", str(runs), "--report", report,
-                            "-o", os.path.join(tmp, "x.o")] + flags,
-                           env=e, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
-            sys.exit("phase_c_bench: q2-opt failed:\n" + p.stderr)
+        run_checked([opt, prog, "--run", str(runs), "--report", report,
+                     "-o", os.path.join(tmp, "x.o")] + flags, env)
         with open(report) as f:
             r = json.load(f)
         s = r["phase_c"]["sets"][0]
@@ -222,25 +211,16 @@ def main():
                 continue
             for pmode in ("dynamic", "fixed"):
                 prog = os.path.join(tmp, "%s_defaults_%s.mlir" % (ham, pmode))
-                subprocess.run([qpe, os.path.join(HAM, ham + ".FCIDUMP"),
-                                "--mode", pmode, "-o", prog], check=True,
-                               stdout=subprocess.DEVNULL)
+                run_checked([qpe, fcidump(ham), "--mode", pmode, "-o", prog])
                 paths = [("cosets", None)]
                 big = ham in ("lih_4e6o", "h6_chain_6e6o")
                 if not big:
                     paths.append(("whole space", {"Q2_RT_COSETS": "0"}))
                 for path, env in paths:
                     report = os.path.join(tmp, "s.json")
-                    e = dict(os.environ)
-                    if env:
-                        e.update(env)
-                    p = subprocess.run([opt, prog, "--run", "1", "--quiet",
-                                        "--report", report, "-o",
-                                        os.path.join(tmp, "x.o")], env=e,
-                                       stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.PIPE, text=True)
-                    if p.returncode != 0:
-                        sys.exit("phase_c_bench: q2-opt failed:\n" + p.stderr)
+                    run_checked([opt, prog, "--run", "1", "--quiet",
+                                 "--report", report, "-o",
+                                 os.path.join(tmp, "x.o")], env)
                     with open(report) as f:
                         r = json.load(f)
                     par = r["parameters"]
@@ -278,16 +258,12 @@ def main():
                 prog = os.path.join(tmp, "random_%d.mlir" % norb)
                 subprocess.run([rnd, str(norb), "4", "7", "-o", fc],
                                check=True, stdout=subprocess.DEVNULL)
-                subprocess.run([qpe, fc, "--mode", "dynamic", "-o", prog],
-                               check=True, stdout=subprocess.DEVNULL)
-                info = subprocess.run([qpe, fc, "--info"], check=True,
-                                      capture_output=True, text=True).stdout
-                n_sys = int(re.search(r"qubits\s+(\d+)", info).group(1))
-                n_est = int(re.search(r"n_est (\d+)", info).group(1))
+                run_checked([qpe, fc, "--mode", "dynamic", "-o", prog])
+                info = qpe_info(qpe, fc)
+                n_sys, n_est = info["qubits"], info["n_est"]
                 state = 16.0 * 2 ** (n_sys + n_est)
                 out_o = os.path.join(tmp, "x.o")
-                subprocess.run([opt, prog, "-o", out_o], check=True,
-                               stdout=subprocess.DEVNULL)
+                run_checked([opt, prog, "-o", out_o])
                 t0 = time.monotonic()
                 child = subprocess.Popen([opt, out_o, "--run", "1"],
                                          stdout=subprocess.DEVNULL,

@@ -32,31 +32,19 @@ import argparse
 import csv
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-HAM = os.path.join(ROOT, "examples", "hamiltonians")
-LLVM_BIN = "/usr/lib/llvm-22/bin"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "common"))
+from benchlib import HAM, LLVM_BIN, ROOT, fcidump, qpe_info, qpe_program, \
+    require, run_peak as run  # noqa: E402
+
 STAGES = ["HLOLowering", "QuantumLowering", "Bufferization", "LLVMDialect",
           "LLVMIR", "ObjectCode"]
-def run(cmd):
-    """Runs cmd; returns (wall seconds, peak RSS MB of the child)."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    if status != 0:
-        sys.exit(f"compile_bench: command failed ({status}): {' '.join(cmd)}\n{err}")
-    return wall, ru.ru_maxrss * 1024 / 1e6  # KiB -> decimal MB (docs/report.md)
 
 
 def stats_of(cmds_fn, runs):
@@ -82,12 +70,9 @@ def verdict(ok):
     return "PASS" if ok else "FAIL"
 
 
-def info_terms(q2qpe, fcidump):
-    out = subprocess.run([q2qpe, fcidump, "--info"], check=True,
-                         capture_output=True, text=True).stdout
-    m = re.search(r"Pauli terms\s+(\d+)", out)
-    q = re.search(r"qubits\s+(\d+)", out)
-    return int(m.group(1)), int(q.group(1))
+def info_terms(q2qpe, ham):
+    info = qpe_info(q2qpe, ham)
+    return info["terms"], info["qubits"]
 
 
 def stage_profile(q2opt, prog, tmp, *flags):
@@ -140,21 +125,16 @@ def plot(rows, png):
     print(f"wrote {png}")
 
 
-def timed(cmd):
-    """(wall s, peak RSS MB) of one run of cmd (wait4)."""
-    return run(cmd)
-
-
 def large_row(q2qpe, q2opt, fci, tmp, label):
     """One input measured once: Phase A (q2-qpe) and the six stages."""
     terms, qubits = info_terms(q2qpe, fci)
     prog = os.path.join(tmp, label + ".mlir")
-    qs, qpk = timed([q2qpe, fci, "--mode", "dynamic", "--n-est", "8",
-                     "--n-trotter", "10", "--order", "2", "--power", "time",
-                     "-o", prog])
+    qs, qpk = run([q2qpe, fci, "--mode", "dynamic", "--n-est", "8",
+                   "--n-trotter", "10", "--order", "2", "--power", "time",
+                   "-o", prog])
     nbytes = os.path.getsize(prog)
     rep = os.path.join(tmp, label + ".json")
-    wall, peak = timed([q2opt, "--qpe-pipeline", "--profile-stages", "--run",
+    wall, peak = run([q2opt, "--qpe-pipeline", "--profile-stages", "--run",
                         "0", prog, "--report", rep, "-o",
                         os.path.join(tmp, "large.o")])
     with open(rep) as f:
@@ -293,9 +273,7 @@ def main():
     q2qpe, q2opt = os.path.join(bin_dir, "q2-qpe"), os.path.join(bin_dir, "q2-opt")
     randfci = os.path.join(bin_dir, "q2-random-fcidump")
     plugin = os.path.join(args.build, "lib", "Q2Plugin.so")
-    for f in (q2qpe, q2opt, randfci) + (() if args.large_only else (plugin,)):
-        if not os.path.exists(f):
-            sys.exit(f"compile_bench: {f} not found (build first)")
+    require(q2qpe, q2opt, randfci, *(() if args.large_only else (plugin,)))
     out_dir = args.out or os.path.join(args.build, "bench", "compile")
     os.makedirs(out_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="q2-bench-")
@@ -316,23 +294,16 @@ def main():
     try:
         def program(ham, n_est, n_trot, *extra):
             out = os.path.join(tmp, f"{ham}_{n_est}_{n_trot}{'_'.join(extra)}.mlir")
-            subprocess.run([q2qpe, os.path.join(HAM, ham + ".FCIDUMP"), "--mode",
-                            "dynamic", "--n-est", str(n_est), "--n-trotter",
-                            str(n_trot), *(["--power", "time"] if "--power" not in extra
-                                           else []), *extra, "-o", out],
-                           check=True, stderr=subprocess.DEVNULL)
-            return out
+            return qpe_program(q2qpe, fcidump(ham), out, n_est, n_trot,
+                               power=None if "--power" in extra else "time",
+                               order=None, extra=extra)
 
         def chem(fcidump, *extra):
             """The issue's parameters: dynamic, n_est 8, n_trotter 10, order 2,
             power=time (q2-qpe's default then; q2-qpe now warns that 10 steps
             are too few for 3 mHa, which does not matter for compile time)."""
             out = os.path.join(tmp, os.path.basename(fcidump) + ".mlir")
-            subprocess.run([q2qpe, fcidump, "--mode", "dynamic", "--n-est", "8",
-                            "--n-trotter", "10", "--order", "2", "--power", "time",
-                            *extra, "-o", out], check=True,
-                           stderr=subprocess.DEVNULL)
-            return out
+            return qpe_program(q2qpe, fcidump, out, extra=extra)
 
         def q2(prog, *flags):
             return lambda: [[q2opt, "--qpe-pipeline", prog, "-o",

@@ -13,7 +13,7 @@ llvm::cl::SubCommand &compareSubCommand();
 llvm::cl::OptionCategory &compareCategory();
 /// Runs it after the command line was parsed: 0 no regression, 1
 /// regression, 2 error.
-int runCompareCommand(const char *Argv0);
+int runCompareCommand(const char *argv0);
 } // namespace q2::orch
 
 #endif // Q2_ORCHESTRATOR_COMPARETOOL_H

@@ -1,7 +1,14 @@
 //===- Measure.cpp - Budgeted, isolated execution of one command ----------===//
+//
+// measure(): spawn the command in its own process group, poll its process
+// tree (ProcessTree.cpp) against the wall and RSS budgets, stop it, and
+// write the evidence directory and its record.
+//
+//===----------------------------------------------------------------------===//
 
 #include "q2/Orchestrator/Measure.h"
 
+#include "ProcessTree.h"
 #include "RecordFields.h"
 #include "q2/Profiling/Memory.h"
 
@@ -35,6 +42,7 @@
 extern char **environ;
 
 using namespace q2::orch;
+using namespace q2::orch::proc_tree;
 using llvm::createStringError;
 using llvm::Error;
 using llvm::Expected;
@@ -43,226 +51,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point T0) {
-  return std::chrono::duration<double>(Clock::now() - T0).count();
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// Reads a small /proc/PID/stat with plain syscalls: this runs every 10 ms
-/// for every process on the machine, so no streams and no allocation churn.
-/// (Memory is read by the profiling library's readers, q2/Profiling/Memory.h.)
-bool readSmallFile(const char *Path, char *Buf, size_t Cap, size_t &Len) {
-  int Fd = ::open(Path, O_RDONLY | O_CLOEXEC);
-  if (Fd < 0)
-    return false;
-  ssize_t N = ::read(Fd, Buf, Cap - 1);
-  ::close(Fd);
-  if (N <= 0)
-    return false;
-  Buf[N] = '\0';
-  Len = size_t(N);
-  return true;
-}
-
-struct ProcStat {
-  int pid = 0, ppid = 0, pgrp = 0;
-  char state = '?';
-  unsigned long long startTime = 0;
-};
-
-bool readProcStat(const std::string &Root, int Pid, ProcStat &S) {
-  char Path[4096], Buf[1024];
-  size_t Len;
-  snprintf(Path, sizeof(Path), "%s/%d/stat", Root.c_str(), Pid);
-  if (!readSmallFile(Path, Buf, sizeof(Buf), Len))
-    return false;
-  // comm may contain spaces and parentheses: fields start after the last ')'.
-  char *P = strrchr(Buf, ')');
-  if (!P)
-    return false;
-  S.pid = Pid;
-  // After ')': state ppid pgrp session tty tpgid flags minflt cminflt majflt
-  // cmajflt utime stime cutime cstime priority nice threads itrealvalue
-  // starttime (field 22 overall, the 20th after the comm).
-  char State;
-  int PPid, Pgrp;
-  if (sscanf(P + 1, " %c %d %d", &State, &PPid, &Pgrp) != 3)
-    return false;
-  S.state = State;
-  S.ppid = PPid;
-  S.pgrp = Pgrp;
-  const char *Q = P + 1;
-  for (int Field = 0; Field < 20 && *Q; ++Q)
-    if (*Q == ' ')
-      ++Field;
-  S.startTime = strtoull(Q, nullptr, 10);
-  return true;
-}
-
-std::vector<ProcStat> readAllProcs(const std::string &Root) {
-  std::vector<ProcStat> Out;
-  DIR *D = opendir(Root.c_str());
-  if (!D)
-    return Out;
-  while (dirent *E = readdir(D)) {
-    if (E->d_name[0] < '0' || E->d_name[0] > '9')
-      continue;
-    ProcStat S;
-    if (readProcStat(Root, atoi(E->d_name), S))
-      Out.push_back(S);
-  }
-  closedir(D);
-  return Out;
-}
-
-/// VmRSS and VmHWM of one process from one read of /proc/PID/status (the
-/// profiling library's allocation-free reader); zeros when it is gone or
-/// has no memory (a zombie).
-struct ProcMemory {
-  uint64_t rss = 0, hwm = 0;
-};
-ProcMemory readProcMemory(const std::string &Root, int Pid) {
-  Expected<q2::profiling::ProcStatus> S =
-      q2::profiling::readProcStatus(Pid, Root);
-  if (!S) {
-    llvm::consumeError(S.takeError());
-    return {};
-  }
-  return {S->vmRSS, S->vmHWM};
-}
-
-/// Measurements in progress in this process, counted from before their
-/// spawn until after their last reap. A descendant that detaches and is
-/// orphaned between two polls is reparented to us (child subreaper) without
-/// ever having been seen; it can be attributed to a tree only when a single
-/// measurement is in progress (otherwise it could even be the just spawned
-/// root of another one).
-std::atomic<int> ActiveCount{0};
-
-/// Tracks the processes of one measured tree across polls. A process once
-/// seen stays tracked (by pid + start time, so a reused pid is not mistaken
-/// for it) even after its parent died and it was reparented.
-class TreeTracker {
-public:
-  TreeTracker(int RootPid, std::string ProcRoot)
-      : Root(RootPid), ProcRoot(std::move(ProcRoot)) {}
-
-  struct Member {
-    int pid;
-    bool zombie;
-  };
-
-  /// One /proc walk: the current members of the tree.
-  std::vector<Member> scan() {
-    std::vector<ProcStat> All = readAllProcs(ProcRoot);
-    std::unordered_map<int, std::vector<size_t>> Children;
-    std::unordered_map<int, size_t> ByPid;
-    for (size_t I = 0; I < All.size(); ++I) {
-      Children[All[I].ppid].push_back(I);
-      ByPid[All[I].pid] = I;
-    }
-    std::deque<size_t> Work;
-    std::set<int> Seen;
-    auto Push = [&](size_t I) {
-      if (Seen.insert(All[I].pid).second)
-        Work.push_back(I);
-    };
-    const int Self = ::getpid();
-    bool Adopt = AdoptOrphans && ActiveCount.load() == 1;
-    for (size_t I = 0; I < All.size(); ++I) {
-      const ProcStat &S = All[I];
-      auto K = Known.find(S.pid);
-      if (Adopt && S.ppid == Self && S.pid != Root &&
-          S.startTime >= RootStart) {
-        Push(I);
-        continue;
-      }
-      // Root, our process group, and everything tracked before.
-      // Once the root is reaped its pid (and so its process group id) may
-      // belong to somebody else, e.g. another point's root in a parallel
-      // sweep: from then on only processes identified before count.
-      bool Ours = !RootReaped && (S.pid == Root || S.pgrp == Root);
-      if (Ours || (K != Known.end() && K->second == S.startTime))
-        Push(I);
-    }
-    while (!Work.empty()) {
-      size_t I = Work.front();
-      Work.pop_front();
-      auto It = Children.find(All[I].pid);
-      if (It != Children.end())
-        for (size_t C : It->second)
-          Push(C);
-    }
-    std::vector<Member> Out;
-    for (int Pid : Seen) {
-      const ProcStat &S = All[ByPid[Pid]];
-      Known[Pid] = S.startTime;
-      Out.push_back({Pid, S.state == 'Z' || S.state == 'X'});
-    }
-    return Out;
-  }
-
-  void setRootReaped() { RootReaped = true; }
-  /// From now on also take unseen orphans reparented to us (see
-  /// ActiveCount); set once the root has exited or the tree is stopped.
-  void adoptOrphans() { AdoptOrphans = true; }
-  void noteRootStart() {
-    ProcStat S;
-    if (readProcStat(ProcRoot, Root, S))
-      RootStart = S.startTime;
-  }
-
-  /// Reaps tracked zombies that were reparented to us (child subreaper).
-  /// The pid is checked to still be the same process (start time) and our
-  /// child: a blind waitpid could reap a reused pid, i.e. the root of
-  /// another measurement running in another thread.
-  void reapKnown(int Except) {
-    for (auto &KV : Known) {
-      if (KV.first == Except)
-        continue;
-      ProcStat S;
-      if (!readProcStat(ProcRoot, KV.first, S) || S.startTime != KV.second ||
-          S.state != 'Z' || S.ppid != ::getpid())
-        continue;
-      while (::waitpid(KV.first, nullptr, WNOHANG) < 0 && errno == EINTR) {
-      }
-    }
-  }
-
-private:
-  int Root;
-  bool RootReaped = false;
-  bool AdoptOrphans = false;
-  unsigned long long RootStart = 0;
-  std::string ProcRoot;
-  std::map<int, unsigned long long> Known;
-};
-
-/// Pgid <= 0: the group may no longer be ours; signal members only.
-void signalTree(int Pgid, const std::vector<TreeTracker::Member> &Members,
-                int Sig) {
-  if (Pgid > 0)
-    ::killpg(Pgid, Sig);
-  for (const auto &M : Members)
-    if (!M.zombie)
-      ::kill(M.pid, Sig);
-}
-
-void becomeSubreaper() {
-  // Orphaned grandchildren are reparented to us instead of init, so a
-  // daemonizing descendant stays visible (and reapable) until it is gone.
-  static std::once_flag Once;
-  std::call_once(Once, [] { ::prctl(PR_SET_CHILD_SUBREAPER, 1); });
-}
-
-bool hasNul(const std::string &S) { return S.find('\0') != std::string::npos; }
+bool hasNul(const std::string &s) { return s.find('\0') != std::string::npos; }
 
 /// The error code of a refusal, so that embedders can tell a bad value
 /// (invalid_argument) from an existing evidence directory (file_exists) and
 /// a missing file or directory (the Python module maps them to ValueError,
 /// FileExistsError and OSError).
 enum class Refusal { Invalid, Exists, NotFound, NotDir };
-std::error_code refusal(Refusal R) {
-  switch (R) {
+std::error_code refusal(Refusal r) {
+  switch (r) {
   case Refusal::Invalid:
     return std::make_error_code(std::errc::invalid_argument);
   case Refusal::Exists:
@@ -277,38 +78,38 @@ std::error_code refusal(Refusal R) {
 
 /// Resolves argv[0] the way execvp would, honouring a PATH override in the
 /// environment overrides and a relative path against cwd.
-Expected<std::string> resolveProgram(const MeasureOptions &Opts) {
-  const std::string &Prog = Opts.argv[0];
-  if (Prog.empty())
+Expected<std::string> resolveProgram(const MeasureOptions &opts) {
+  const std::string &prog = opts.argv[0];
+  if (prog.empty())
     return createStringError(refusal(Refusal::Invalid), "empty program name");
-  if (Prog.find('/') != std::string::npos) {
-    llvm::SmallString<256> P(Prog);
-    if (!llvm::sys::path::is_absolute(P)) {
-      llvm::SmallString<256> Base;
-      if (!Opts.cwd.empty())
-        Base = Opts.cwd;
+  if (prog.find('/') != std::string::npos) {
+    llvm::SmallString<256> p(prog);
+    if (!llvm::sys::path::is_absolute(p)) {
+      llvm::SmallString<256> base;
+      if (!opts.cwd.empty())
+        base = opts.cwd;
       else
-        llvm::sys::fs::current_path(Base);
-      llvm::sys::path::append(Base, Prog);
-      P = Base;
+        llvm::sys::fs::current_path(base);
+      llvm::sys::path::append(base, prog);
+      p = base;
     }
-    if (!llvm::sys::fs::can_execute(P) || llvm::sys::fs::is_directory(P))
+    if (!llvm::sys::fs::can_execute(p) || llvm::sys::fs::is_directory(p))
       return createStringError(refusal(Refusal::NotFound),
-                               "'" + Prog + "' is not an executable file");
-    return std::string(P);
+                               "'" + prog + "' is not an executable file");
+    return std::string(p);
   }
-  llvm::SmallVector<llvm::StringRef, 16> Paths;
-  std::string PathVar;
-  for (const auto &KV : Opts.env)
-    if (KV.first == "PATH")
-      PathVar = KV.second;
-  if (!PathVar.empty())
-    llvm::SplitString(PathVar, Paths, ":");
-  auto Found = llvm::sys::findProgramByName(Prog, Paths);
-  if (!Found)
+  llvm::SmallVector<llvm::StringRef, 16> paths;
+  std::string pathVar;
+  for (const auto &kv : opts.env)
+    if (kv.first == "PATH")
+      pathVar = kv.second;
+  if (!pathVar.empty())
+    llvm::SplitString(pathVar, paths, ":");
+  auto found = llvm::sys::findProgramByName(prog, paths);
+  if (!found)
     return createStringError(refusal(Refusal::NotFound),
-                             "'" + Prog + "' not found in PATH");
-  return *Found;
+                             "'" + prog + "' not found in PATH");
+  return *found;
 }
 
 } // namespace
@@ -328,8 +129,8 @@ const char *const q2::orch::kMeasureLimitation =
     "the command ends, but not while several measurements run in one "
     "process (parallel sweeps), and escapes the budget until then";
 
-const char *q2::orch::stopReasonName(StopReason R) {
-  switch (R) {
+const char *q2::orch::stopReasonName(StopReason r) {
+  switch (r) {
   case StopReason::Exit:
     return "exit";
   case StopReason::Signal:
@@ -344,386 +145,374 @@ const char *q2::orch::stopReasonName(StopReason R) {
   return "unknown";
 }
 
-llvm::StringRef q2::orch::toString(StopReason R) { return stopReasonName(R); }
+llvm::StringRef q2::orch::toString(StopReason r) { return stopReasonName(r); }
 
-std::optional<StopReason> q2::orch::parseEnum(llvm::StringRef S,
+std::optional<StopReason> q2::orch::parseEnum(llvm::StringRef s,
                                               StopReason *) {
-  for (StopReason R : {StopReason::Exit, StopReason::Signal,
+  for (StopReason r : {StopReason::Exit, StopReason::Signal,
                        StopReason::WallBudget, StopReason::RssBudget,
                        StopReason::Cancelled})
-    if (S == stopReasonName(R))
-      return R;
+    if (s == stopReasonName(r))
+      return r;
   return std::nullopt;
 }
 
-std::string q2::orch::signalName(int Sig) {
-  if (const char *Abbrev = sigabbrev_np(Sig))
-    return std::string("SIG") + Abbrev;
-  return "SIG" + std::to_string(Sig);
+std::string q2::orch::signalName(int sig) {
+  if (const char *abbrev = sigabbrev_np(sig))
+    return std::string("SIG") + abbrev;
+  return "SIG" + std::to_string(sig);
 }
 
-int q2::orch::signalNumber(llvm::StringRef Name) {
-  for (int Sig = 1; Sig < NSIG; ++Sig)
-    if (Name == signalName(Sig))
-      return Sig;
+int q2::orch::signalNumber(llvm::StringRef name) {
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (name == signalName(sig))
+      return sig;
   return 0;
 }
 
-static std::string shortNumber(double V) {
-  char Buf[32];
-  snprintf(Buf, sizeof(Buf), "%g", V);
-  return Buf;
+static std::string shortNumber(double v) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
 }
 
-Error q2::orch::checkPollInterval(double PollS, double WallBudgetS) {
-  auto Ms = [](double S) { return shortNumber(S * 1000); };
-  if (!std::isfinite(PollS) || PollS < kMinPollS || PollS > kMaxPollS)
+Error q2::orch::checkPollInterval(double pollS, double wallBudgetS) {
+  auto ms = [](double s) { return shortNumber(s * 1000); };
+  if (!std::isfinite(pollS) || pollS < kMinPollS || pollS > kMaxPollS)
     return createStringError(refusal(Refusal::Invalid),
-                             "poll interval must be between " + Ms(kMinPollS) +
-                                 " and " + Ms(kMaxPollS) + " ms, got " +
-                                 Ms(PollS) + " ms");
-  if (std::isfinite(WallBudgetS) && WallBudgetS > 0 && PollS > WallBudgetS)
+                             "poll interval must be between " + ms(kMinPollS) +
+                                 " and " + ms(kMaxPollS) + " ms, got " +
+                                 ms(pollS) + " ms");
+  if (std::isfinite(wallBudgetS) && wallBudgetS > 0 && pollS > wallBudgetS)
     return createStringError(refusal(Refusal::Invalid),
-                             "poll interval of " + Ms(PollS) +
+                             "poll interval of " + ms(pollS) +
                                  " ms is longer than the wall budget of " +
-                                 shortNumber(WallBudgetS) + " s");
+                                 shortNumber(wallBudgetS) + " s");
   return Error::success();
 }
 
-TreeSample q2::orch::sampleProcessTree(int RootPid,
-                                      const std::string &ProcRoot) {
-  TreeTracker T(RootPid, ProcRoot);
-  TreeSample S;
-  for (const auto &M : T.scan()) {
-    S.pids.push_back(M.pid);
-    if (!M.zombie)
-      S.rssBytes += readProcMemory(ProcRoot, M.pid).rss;
-  }
-  return S;
-}
-
-Error q2::orch::validateMeasureOptions(const MeasureOptions &Opts) {
-  if (Opts.argv.empty())
+Error q2::orch::validateMeasureOptions(const MeasureOptions &opts) {
+  if (opts.argv.empty())
     return createStringError(refusal(Refusal::Invalid),
                              "no command given (empty argv)");
-  for (size_t I = 0; I < Opts.argv.size(); ++I)
-    if (hasNul(Opts.argv[I]))
+  for (size_t i = 0; i < opts.argv.size(); ++i)
+    if (hasNul(opts.argv[i]))
       return createStringError(refusal(Refusal::Invalid),
-                               "argument " + llvm::Twine(I) +
+                               "argument " + llvm::Twine(i) +
                                    " contains a NUL character");
-  for (const auto &KV : Opts.env) {
-    if (KV.first.empty() || KV.first.find('=') != std::string::npos)
+  for (const auto &kv : opts.env) {
+    if (kv.first.empty() || kv.first.find('=') != std::string::npos)
       return createStringError(refusal(Refusal::Invalid),
-                               "bad environment variable name '" + KV.first +
+                               "bad environment variable name '" + kv.first +
                                    "'");
-    if (hasNul(KV.first) || hasNul(KV.second))
+    if (hasNul(kv.first) || hasNul(kv.second))
       return createStringError(refusal(Refusal::Invalid),
-                               "environment variable '" + KV.first +
+                               "environment variable '" + kv.first +
                                    "' contains a NUL character");
   }
-  auto CheckBudget = [](double V, const char *What) -> Error {
-    if (!std::isfinite(V) || V <= 0)
+  auto checkBudget = [](double v, const char *what) -> Error {
+    if (!std::isfinite(v) || v <= 0)
       return createStringError(refusal(Refusal::Invalid),
-                               llvm::Twine(What) +
+                               llvm::Twine(what) +
                                    " must be a finite positive number, got " +
-                                   std::to_string(V));
+                                   std::to_string(v));
     return Error::success();
   };
-  if (Error E = CheckBudget(Opts.wallBudgetS, "wall budget (s)"))
-    return E;
-  if (Error E = CheckBudget(Opts.rssBudgetMB, "RSS budget (MB)"))
-    return E;
-  if (Error E = checkPollInterval(Opts.pollS, Opts.wallBudgetS))
-    return E;
-  if (!std::isfinite(Opts.killGraceS) || Opts.killGraceS < 0)
+  if (Error e = checkBudget(opts.wallBudgetS, "wall budget (s)"))
+    return e;
+  if (Error e = checkBudget(opts.rssBudgetMB, "RSS budget (MB)"))
+    return e;
+  if (Error e = checkPollInterval(opts.pollS, opts.wallBudgetS))
+    return e;
+  if (!std::isfinite(opts.killGraceS) || opts.killGraceS < 0)
     return createStringError(refusal(Refusal::Invalid),
                              "kill grace must be a finite non-negative number");
-  if (Opts.outDir.empty() || hasNul(Opts.outDir))
+  if (opts.outDir.empty() || hasNul(opts.outDir))
     return createStringError(refusal(Refusal::Invalid),
                              "no (or invalid) output directory given");
-  struct stat St;
-  if (::lstat(Opts.outDir.c_str(), &St) == 0)
+  struct stat st;
+  if (::lstat(opts.outDir.c_str(), &st) == 0)
     return createStringError(
         refusal(Refusal::Exists),
-        "output directory '" + Opts.outDir +
+        "output directory '" + opts.outDir +
             "' already exists; refusing to overwrite evidence");
-  llvm::StringRef Parent = llvm::sys::path::parent_path(Opts.outDir);
-  if (!Parent.empty() && !llvm::sys::fs::is_directory(Parent))
+  llvm::StringRef parent = llvm::sys::path::parent_path(opts.outDir);
+  if (!parent.empty() && !llvm::sys::fs::is_directory(parent))
     return createStringError(refusal(Refusal::NotFound),
-                             "parent directory '" + Parent + "' of '" +
-                                 Opts.outDir + "' does not exist");
-  if (!Opts.cwd.empty() &&
-      (hasNul(Opts.cwd) || !llvm::sys::fs::is_directory(Opts.cwd)))
+                             "parent directory '" + parent + "' of '" +
+                                 opts.outDir + "' does not exist");
+  if (!opts.cwd.empty() &&
+      (hasNul(opts.cwd) || !llvm::sys::fs::is_directory(opts.cwd)))
     return createStringError(refusal(Refusal::NotDir),
-                             "working directory '" + Opts.cwd +
+                             "working directory '" + opts.cwd +
                                  "' is not a directory");
-  if (::access((Opts.procRoot + "/self/stat").c_str(), R_OK) != 0)
+  if (::access((opts.procRoot + "/self/stat").c_str(), R_OK) != 0)
     return createStringError(
         refusal(Refusal::NotFound),
-        Opts.procRoot + " is not available; cannot watch the process tree");
-  if (auto P = resolveProgram(Opts); !P)
-    return P.takeError();
+        opts.procRoot + " is not available; cannot watch the process tree");
+  if (auto p = resolveProgram(opts); !p)
+    return p.takeError();
   return Error::success();
 }
 
-Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &Opts) {
-  if (Error E = validateMeasureOptions(Opts))
-    return std::move(E);
-  Expected<std::string> Program = resolveProgram(Opts);
-  if (!Program)
-    return Program.takeError();
+Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &opts) {
+  if (Error e = validateMeasureOptions(opts))
+    return std::move(e);
+  Expected<std::string> program = resolveProgram(opts);
+  if (!program)
+    return program.takeError();
 
-  if (std::error_code EC = llvm::sys::fs::create_directory(
-          Opts.outDir, /*IgnoreExisting=*/false))
-    return createStringError("cannot create '" + Opts.outDir + "': " + EC.message());
+  if (std::error_code ec = llvm::sys::fs::create_directory(
+          opts.outDir, /*IgnoreExisting=*/false))
+    return createStringError("cannot create '" + opts.outDir + "': " + ec.message());
   // Until the command runs, a failure removes what we created.
-  auto Abandon = [&](const llvm::Twine &Msg) -> Error {
-    llvm::sys::fs::remove_directories(Opts.outDir);
-    return createStringError(Msg);
+  auto abandon = [&](const llvm::Twine &msg) -> Error {
+    llvm::sys::fs::remove_directories(opts.outDir);
+    return createStringError(msg);
   };
 
-  MeasureRecord R;
-  R.command = Opts.argv;
-  R.cwd = Opts.cwd;
-  R.env = Opts.env;
-  R.pollS = Opts.pollS;
-  R.wallBudgetS = Opts.wallBudgetS;
-  R.rssBudgetMB = Opts.rssBudgetMB;
+  MeasureRecord r;
+  r.command = opts.argv;
+  r.cwd = opts.cwd;
+  r.env = opts.env;
+  r.pollS = opts.pollS;
+  r.wallBudgetS = opts.wallBudgetS;
+  r.rssBudgetMB = opts.rssBudgetMB;
 
-  auto OpenOut = [&](const std::string &Name) {
-    llvm::SmallString<256> P(Opts.outDir);
-    llvm::sys::path::append(P, Name);
-    return ::open(P.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  auto openOut = [&](const std::string &name) {
+    llvm::SmallString<256> p(opts.outDir);
+    llvm::sys::path::append(p, name);
+    return ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   };
-  int OutFd = OpenOut(R.stdoutFile), ErrFd = OpenOut(R.stderrFile);
-  int NullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  auto CloseFds = [&] {
-    for (int Fd : {OutFd, ErrFd, NullFd})
-      if (Fd >= 0)
-        ::close(Fd);
+  int outFd = openOut(r.stdoutFile), errFd = openOut(r.stderrFile);
+  int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  auto closeFds = [&] {
+    for (int fd : {outFd, errFd, nullFd})
+      if (fd >= 0)
+        ::close(fd);
   };
-  if (OutFd < 0 || ErrFd < 0 || NullFd < 0) {
-    CloseFds();
-    return Abandon("cannot open output files in '" + Opts.outDir + "'");
+  if (outFd < 0 || errFd < 0 || nullFd < 0) {
+    closeFds();
+    return abandon("cannot open output files in '" + opts.outDir + "'");
   }
 
   // Environment: inherited, with overrides replacing same-named variables.
-  std::vector<std::string> EnvStore;
-  for (char **E = environ; E && *E; ++E) {
-    llvm::StringRef Var(*E);
-    llvm::StringRef Name = Var.split('=').first;
-    bool Overridden = false;
-    for (const auto &KV : Opts.env)
-      Overridden |= (Name == KV.first);
-    if (!Overridden)
-      EnvStore.push_back(Var.str());
+  std::vector<std::string> envStore;
+  for (char **e = environ; e && *e; ++e) {
+    llvm::StringRef var(*e);
+    llvm::StringRef name = var.split('=').first;
+    bool overridden = false;
+    for (const auto &kv : opts.env)
+      overridden |= (name == kv.first);
+    if (!overridden)
+      envStore.push_back(var.str());
   }
-  for (const auto &KV : Opts.env)
-    EnvStore.push_back(KV.first + "=" + KV.second);
-  std::vector<char *> Envp, Argv;
-  for (auto &S : EnvStore)
-    Envp.push_back(S.data());
-  Envp.push_back(nullptr);
-  std::vector<std::string> ArgStore = Opts.argv;
-  for (auto &S : ArgStore)
-    Argv.push_back(S.data());
-  Argv.push_back(nullptr);
+  for (const auto &kv : opts.env)
+    envStore.push_back(kv.first + "=" + kv.second);
+  std::vector<char *> envp, argv;
+  for (auto &s : envStore)
+    envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argStore = opts.argv;
+  for (auto &s : argStore)
+    argv.push_back(s.data());
+  argv.push_back(nullptr);
 
-  posix_spawn_file_actions_t FA;
-  posix_spawnattr_t Attr;
-  posix_spawn_file_actions_init(&FA);
-  posix_spawnattr_init(&Attr);
-  posix_spawn_file_actions_adddup2(&FA, NullFd, 0);
-  posix_spawn_file_actions_adddup2(&FA, OutFd, 1);
-  posix_spawn_file_actions_adddup2(&FA, ErrFd, 2);
-  if (!Opts.cwd.empty())
-    posix_spawn_file_actions_addchdir_np(&FA, Opts.cwd.c_str());
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_adddup2(&fa, nullFd, 0);
+  posix_spawn_file_actions_adddup2(&fa, outFd, 1);
+  posix_spawn_file_actions_adddup2(&fa, errFd, 2);
+  if (!opts.cwd.empty())
+    posix_spawn_file_actions_addchdir_np(&fa, opts.cwd.c_str());
   // Own process group (so the tree can be signalled at once and a terminal
   // ^C aimed at us does not reach it), default signal dispositions and an
   // empty mask whatever the orchestrator does with its own signals.
-  sigset_t Empty, Defaults;
-  sigemptyset(&Empty);
-  sigemptyset(&Defaults);
-  for (int Sig : {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1,
+  sigset_t empty, defaults;
+  sigemptyset(&empty);
+  sigemptyset(&defaults);
+  for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1,
                   SIGUSR2, SIGALRM})
-    sigaddset(&Defaults, Sig);
-  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETPGROUP |
+    sigaddset(&defaults, sig);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
                                       POSIX_SPAWN_SETSIGMASK |
                                       POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&Attr, 0);
-  posix_spawnattr_setsigmask(&Attr, &Empty);
-  posix_spawnattr_setsigdefault(&Attr, &Defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
 
   becomeSubreaper();
-  pid_t Pid = -1;
-  Clock::time_point Start = Clock::now();
+  pid_t pid = -1;
+  Clock::time_point start = Clock::now();
   ++ActiveCount;
-  int SpawnErr = posix_spawn(&Pid, Program->c_str(), &FA, &Attr, Argv.data(),
-                             Envp.data());
-  posix_spawn_file_actions_destroy(&FA);
-  posix_spawnattr_destroy(&Attr);
-  CloseFds();
-  if (SpawnErr != 0) {
+  int spawnErr = posix_spawn(&pid, program->c_str(), &fa, &attr, argv.data(),
+                             envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  closeFds();
+  if (spawnErr != 0) {
     --ActiveCount;
-    return Abandon("cannot start '" + *Program + "': " + strerror(SpawnErr));
+    return abandon("cannot start '" + *program + "': " + strerror(spawnErr));
   }
 
-  TreeTracker Tracker(Pid, Opts.procRoot);
-  Tracker.noteRootStart();
+  TreeTracker tracker(pid, opts.procRoot);
+  tracker.noteRootStart();
   // The root is left a zombie until everything else is gone: while it is
   // unreaped its pid and process group id cannot be reused, so killpg()
   // and the pgrp match in the tree scan stay safe.
-  bool RootExited = false;
-  double EndS = 0;
-  auto PollRootExit = [&] {
-    if (RootExited)
+  bool rootExited = false;
+  double endS = 0;
+  auto pollRootExit = [&] {
+    if (rootExited)
       return true;
-    siginfo_t Info;
-    memset(&Info, 0, sizeof(Info));
-    int W;
+    siginfo_t info;
+    memset(&info, 0, sizeof(info));
+    int w;
     do
-      W = ::waitid(P_PID, id_t(Pid), &Info, WEXITED | WNOHANG | WNOWAIT);
-    while (W < 0 && errno == EINTR);
-    if (W == 0 && Info.si_pid == Pid) {
-      RootExited = true;
-      EndS = secondsSince(Start);
+      w = ::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    while (w < 0 && errno == EINTR);
+    if (w == 0 && info.si_pid == pid) {
+      rootExited = true;
+      endS = secondsSince(start);
     }
-    return RootExited;
+    return rootExited;
   };
 
-  const auto Poll = std::chrono::duration<double>(Opts.pollS);
-  bool Stopping = false;
-  Clock::time_point NextPoll = Start;
-  while (!PollRootExit()) {
-    auto Members = Tracker.scan();
-    uint64_t Rss = 0;
-    unsigned Procs = 0;
-    for (const auto &M : Members)
-      if (!M.zombie) {
-        ProcMemory Mem = readProcMemory(Opts.procRoot, M.pid);
-        Rss += Mem.rss;
-        R.maxVmHwmMB = std::max(R.maxVmHwmMB, double(Mem.hwm) / 1e6);
-        ++Procs;
+  const auto poll = std::chrono::duration<double>(opts.pollS);
+  bool stopping = false;
+  Clock::time_point nextPoll = start;
+  while (!pollRootExit()) {
+    auto members = tracker.scan();
+    uint64_t rss = 0;
+    unsigned procs = 0;
+    for (const auto &m : members)
+      if (!m.zombie) {
+        ProcMemory mem = readProcMemory(opts.procRoot, m.pid);
+        rss += mem.rss;
+        r.maxVmHwmMB = std::max(r.maxVmHwmMB, double(mem.hwm) / 1e6);
+        ++procs;
       }
-    ++R.polls;
-    double RssMB = double(Rss) / 1e6;
-    if (RssMB > R.peakTreeRssMB) {
-      R.peakTreeRssMB = RssMB;
-      R.peakTreeProcs = Procs;
+    ++r.polls;
+    double rssMb = double(rss) / 1e6;
+    if (rssMb > r.peakTreeRssMB) {
+      r.peakTreeRssMB = rssMb;
+      r.peakTreeProcs = procs;
     }
-    double Elapsed = secondsSince(Start);
-    if (Elapsed > Opts.wallBudgetS) {
-      R.reason = StopReason::WallBudget;
-      Stopping = true;
-    } else if (RssMB > Opts.rssBudgetMB) {
-      R.reason = StopReason::RssBudget;
-      Stopping = true;
-    } else if (Opts.cancel && Opts.cancel->load()) {
-      R.reason = StopReason::Cancelled;
-      if (int Sig = Opts.cancelSignal ? Opts.cancelSignal->load() : 0)
-        R.cancelledBy = signalName(Sig);
-      Stopping = true;
+    double elapsed = secondsSince(start);
+    if (elapsed > opts.wallBudgetS) {
+      r.reason = StopReason::WallBudget;
+      stopping = true;
+    } else if (rssMb > opts.rssBudgetMB) {
+      r.reason = StopReason::RssBudget;
+      stopping = true;
+    } else if (opts.cancel && opts.cancel->load()) {
+      r.reason = StopReason::Cancelled;
+      if (int sig = opts.cancelSignal ? opts.cancelSignal->load() : 0)
+        r.cancelledBy = signalName(sig);
+      stopping = true;
     }
-    if (Stopping)
+    if (stopping)
       break;
-    NextPoll += std::chrono::duration_cast<Clock::duration>(Poll);
-    auto Now = Clock::now();
-    if (NextPoll < Now)
-      NextPoll = Now; // Fell behind (slow /proc walk): don't burst.
-    std::this_thread::sleep_until(NextPoll);
+    nextPoll += std::chrono::duration_cast<Clock::duration>(poll);
+    auto now = Clock::now();
+    if (nextPoll < now)
+      nextPoll = now; // Fell behind (slow /proc walk): don't burst.
+    std::this_thread::sleep_until(nextPoll);
   }
 
   // Stop whatever is left: on an overrun the whole tree, after a normal end
   // any stray descendant (an isolated run must not leave processes behind).
-  auto Alive = [&] {
-    auto Members = Tracker.scan();
-    std::vector<TreeTracker::Member> Live;
-    for (const auto &M : Members)
-      if (!M.zombie)
-        Live.push_back(M);
-    return Live;
+  auto alive = [&] {
+    auto members = tracker.scan();
+    std::vector<TreeTracker::Member> live;
+    for (const auto &m : members)
+      if (!m.zombie)
+        live.push_back(m);
+    return live;
   };
-  Tracker.adoptOrphans();
-  auto Live = Alive();
-  if (RootExited)
-    R.strayProcsKilled = Live.size();
-  if (!Live.empty() || !RootExited) {
-    signalTree(Pid, Live, SIGTERM);
-    Clock::time_point Deadline =
+  tracker.adoptOrphans();
+  auto live = alive();
+  if (rootExited)
+    r.strayProcsKilled = live.size();
+  if (!live.empty() || !rootExited) {
+    signalTree(pid, live, SIGTERM);
+    Clock::time_point deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(Opts.killGraceS));
-    while (Clock::now() < Deadline) {
-      PollRootExit();
-      Tracker.reapKnown(Pid);
-      Live = Alive();
-      if (RootExited && Live.empty())
+                           std::chrono::duration<double>(opts.killGraceS));
+    while (Clock::now() < deadline) {
+      pollRootExit();
+      tracker.reapKnown(pid);
+      live = alive();
+      if (rootExited && live.empty())
         break;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     // Anything left ignores SIGTERM: SIGKILL until the tree is empty.
-    for (int Round = 0; Round < 400; ++Round) {
-      PollRootExit();
-      Tracker.reapKnown(Pid);
-      Live = Alive();
-      if (Live.empty() && RootExited)
+    for (int round = 0; round < 400; ++round) {
+      pollRootExit();
+      tracker.reapKnown(pid);
+      live = alive();
+      if (live.empty() && rootExited)
         break;
-      signalTree(Pid, Live, SIGKILL);
+      signalTree(pid, live, SIGKILL);
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
-  int Status = 0;
-  pid_t W;
+  int status = 0;
+  pid_t w;
   do
-    W = ::wait4(Pid, &Status, 0, nullptr);
-  while (W < 0 && errno == EINTR);
-  if (!RootExited)
-    EndS = secondsSince(Start);
-  Tracker.setRootReaped();
-  Tracker.reapKnown(Pid);
+    w = ::wait4(pid, &status, 0, nullptr);
+  while (w < 0 && errno == EINTR);
+  if (!rootExited)
+    endS = secondsSince(start);
+  tracker.setRootReaped();
+  tracker.reapKnown(pid);
   --ActiveCount;
 
-  R.wallS = EndS;
-  if (WIFEXITED(Status)) {
-    R.exitCode = WEXITSTATUS(Status);
-  } else if (WIFSIGNALED(Status)) {
-    R.signal = WTERMSIG(Status);
-    R.signalName = signalName(R.signal);
+  r.wallS = endS;
+  if (WIFEXITED(status)) {
+    r.exitCode = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+    r.signalName = signalName(r.signal);
   }
-  if (!Stopping)
-    R.reason = WIFSIGNALED(Status) ? StopReason::Signal : StopReason::Exit;
+  if (!stopping)
+    r.reason = WIFSIGNALED(status) ? StopReason::Signal : StopReason::Exit;
 
-  llvm::SmallString<256> RecordPath(Opts.outDir);
-  llvm::sys::path::append(RecordPath, "record.json");
-  if (Error E = q2::json::writeFile(RecordPath, q2::json::toValue(R)))
-    return std::move(E);
-  return R;
+  llvm::SmallString<256> recordPath(opts.outDir);
+  llvm::sys::path::append(recordPath, "record.json");
+  if (Error e = q2::json::writeFile(recordPath, q2::json::toValue(r)))
+    return std::move(e);
+  return r;
 }
 
-std::string q2::orch::toJSONText(const MeasureRecord &R, int Indent) {
-  Expected<std::string> Text = q2::json::dump(q2::json::toValue(R), Indent);
-  if (!Text) { // Only strings that are not UTF-8 fail.
-    llvm::consumeError(Text.takeError());
+std::string q2::orch::toJSONText(const MeasureRecord &r, int indent) {
+  Expected<std::string> text = q2::json::dump(q2::json::toValue(r), indent);
+  if (!text) { // Only strings that are not UTF-8 fail.
+    llvm::consumeError(text.takeError());
     return "null";
   }
-  return std::move(*Text);
+  return std::move(*text);
 }
 
-Expected<MeasureRecord> q2::orch::readMeasureRecord(llvm::StringRef Path) {
-  Expected<q2::json::Value> V = q2::json::readFile(Path);
-  if (!V)
-    return V.takeError();
-  q2::json::Cursor C(*V, Path.str());
-  Expected<q2::json::Cursor> Schema = C.at("schema");
-  if (!Schema)
-    return Schema.takeError();
-  Expected<std::string> Name = Schema->string();
-  if (!Name)
-    return Name.takeError();
-  if (*Name != kMeasureSchema)
-    return Schema->error("not a " + llvm::Twine(kMeasureSchema) +
-                         " record (schema \"" + *Name + "\")");
-  MeasureRecord R;
-  if (Error E = q2::json::fromValue(C, R))
-    return std::move(E);
-  return R;
+Expected<MeasureRecord> q2::orch::readMeasureRecord(llvm::StringRef path) {
+  Expected<q2::json::Value> v = q2::json::readFile(path);
+  if (!v)
+    return v.takeError();
+  q2::json::Cursor c(*v, path.str());
+  Expected<q2::json::Cursor> schema = c.at("schema");
+  if (!schema)
+    return schema.takeError();
+  Expected<std::string> name = schema->string();
+  if (!name)
+    return name.takeError();
+  if (*name != kMeasureSchema)
+    return schema->error("not a " + llvm::Twine(kMeasureSchema) +
+                         " record (schema \"" + *name + "\")");
+  MeasureRecord r;
+  if (Error e = q2::json::fromValue(c, r))
+    return std::move(e);
+  return r;
 }

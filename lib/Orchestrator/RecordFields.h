@@ -23,8 +23,8 @@
 namespace q2::orch {
 
 /// For JSON.h's enum support (found by ADL).
-llvm::StringRef toString(StopReason R);
-std::optional<StopReason> parseEnum(llvm::StringRef S, StopReason *);
+llvm::StringRef toString(StopReason r);
+std::optional<StopReason> parseEnum(llvm::StringRef s, StopReason *);
 
 /// Texts written into every record.json for its readers (not read back).
 extern const char *const kMeasureScope;

@@ -76,14 +76,6 @@ llvm::Error parse(StringRef t, unsigned &v, const ProgramOptionInfo &o,
     return bad(o, s, "must be a non-negative integer, got '" + t + "'");
   return llvm::Error::success();
 }
-llvm::Error parse(StringRef t, std::optional<unsigned> &v,
-                  const ProgramOptionInfo &o, OptionSpelling s) {
-  unsigned n = 0;
-  if (llvm::Error e = parse(t, n, o, s))
-    return e;
-  v = n;
-  return llvm::Error::success();
-}
 llvm::Error parse(StringRef t, std::optional<uint64_t> &v,
                   const ProgramOptionInfo &o, OptionSpelling s) {
   if (t == "auto") {
@@ -130,12 +122,14 @@ llvm::Error parse(StringRef t, double &v, const ProgramOptionInfo &o,
   v = *r;
   return llvm::Error::success();
 }
-llvm::Error parse(StringRef t, std::optional<double> &v,
-                  const ProgramOptionInfo &o, OptionSpelling s) {
-  double d = 0;
-  if (llvm::Error e = parse(t, d, o, s))
+/// An optional field given a value: parsed as the plain field type.
+template <class T>
+llvm::Error parse(StringRef t, std::optional<T> &v, const ProgramOptionInfo &o,
+                  OptionSpelling s) {
+  T x{};
+  if (llvm::Error e = parse(t, x, o, s))
     return e;
-  v = d;
+  v = x;
   return llvm::Error::success();
 }
 llvm::Error parse(StringRef t, std::optional<EnergyWindow> &v,

@@ -1,7 +1,10 @@
 //===- QuantumRuntime.cpp - the C ABI of the simulator runtime -------------===//
 //
-// Validation, error slot, handle registry, gate decoding and fusion; the
-// numerical work is in the kernels (Kernels.h), blocks are in Blocks.cpp.
+// The q2_rt_* entry points of registers, gates, measurement and settings:
+// operand validation, the error slot, the register-size limit, and decoding
+// each call into an Op. Handles are in Handles.cpp, Ops in Ops.cpp, fusion
+// in Fusion.cpp, the numerical work in the kernels (Kernels.h), blocks in
+// Blocks.cpp.
 // Nothing here may throw through the C ABI: every entry point catches and
 // turns exceptions into the pending error.
 //
@@ -97,115 +100,6 @@ int64_t effectiveMaxQubits() {
   return m > 0 ? m : defaultMaxQubits();
 }
 
-//===-- handle registry ---------------------------------------------------===//
-// Handle bits: [0] = 1 (tag: never an aligned pointer), [1] = qubit handle,
-// [2..7] = qubit index, [8..39] = generation, [40..63] = slot. Slots live in
-// chunks that are never freed (their number is bounded by the most registers
-// alive at once); a slot's generation moves on at every dealloc, so old
-// handles of the slot stop matching.
-constexpr int kSlotBits = 24, kChunkBits = 10;
-constexpr uint32_t kSlotsPerChunk = 1u << kChunkBits;
-constexpr uint32_t kNumChunks = 1u << (kSlotBits - kChunkBits);
-struct Slot {
-  std::atomic<Register *> reg{nullptr};
-  std::atomic<uint32_t> gen{0};
-};
-std::atomic<Slot *> slotChunks[kNumChunks];
-std::mutex registryMutex;
-std::vector<uint32_t> freeSlots;
-uint32_t slotsIssued = 0;
-
-uint64_t makeHandle(uint32_t slot, uint32_t gen, bool qubit, int64_t index) {
-  return 1 | (uint64_t(qubit) << 1) | (uint64_t(index & 63) << 2) |
-         (uint64_t(gen) << 8) | (uint64_t(slot) << 40);
-}
-
-/// Gives reg a slot and its handle; false when 2^24 registers are alive.
-bool registerRegister(Register *reg) {
-  std::lock_guard<std::mutex> g(registryMutex);
-  uint32_t slot;
-  if (!freeSlots.empty()) {
-    slot = freeSlots.back();
-    freeSlots.pop_back();
-  } else {
-    if (slotsIssued >= (1u << kSlotBits))
-      return false;
-    slot = slotsIssued;
-    uint32_t c = slot >> kChunkBits;
-    if (!slotChunks[c].load(std::memory_order_acquire)) {
-      freeSlots.reserve(freeSlots.size() + kSlotsPerChunk);
-      slotChunks[c].store(new Slot[kSlotsPerChunk], std::memory_order_release);
-    }
-    ++slotsIssued;
-  }
-  Slot &s = slotChunks[slot >> kChunkBits].load()[slot & (kSlotsPerChunk - 1)];
-  uint32_t gen = s.gen.load();
-  if (gen == 0)
-    gen = 1;
-  s.gen.store(gen, std::memory_order_release);
-  s.reg.store(reg, std::memory_order_release);
-  reg->handle = makeHandle(slot, gen, false, 0);
-  return true;
-}
-
-/// At unload (dlclose, or exit) the chunks go back to the allocator when no
-/// register is alive, so a host that unloads the runtime leaks nothing
-/// (LeakSanitizer). With registers still alive they stay: a late call on
-/// another thread must not find freed memory.
-struct SlotChunkReclaimer {
-  ~SlotChunkReclaimer() {
-    std::lock_guard<std::mutex> g(registryMutex);
-    if (freeSlots.size() != slotsIssued)
-      return;
-    for (auto &c : slotChunks)
-      delete[] c.exchange(nullptr);
-    freeSlots.clear();
-    slotsIssued = 0;
-  }
-} slotChunkReclaimer;
-
-void unregisterRegister(Register *reg) {
-  std::lock_guard<std::mutex> g(registryMutex);
-  uint32_t slot = uint32_t(reg->handle >> 40);
-  Slot &s = slotChunks[slot >> kChunkBits].load()[slot & (kSlotsPerChunk - 1)];
-  s.reg.store(nullptr, std::memory_order_release);
-  uint32_t next = s.gen.load() + 1;
-  s.gen.store(next == 0 ? 1 : next, std::memory_order_release);
-  freeSlots.push_back(slot);
-}
-
-Register *lookupHandle(uintptr_t x, bool qubit, HandleStatus *status) {
-  auto fail = [&](HandleStatus st) -> Register * {
-    if (status)
-      *status = st;
-    return nullptr;
-  };
-  if (x == 0)
-    return fail(HandleStatus::Null);
-  if (!(x & 1))
-    return fail(HandleStatus::Foreign);
-  if (bool(x & 2) != qubit)
-    return fail(HandleStatus::WrongKind);
-  if (!qubit && ((x >> 2) & 63))
-    return fail(HandleStatus::Foreign);
-  uint32_t slot = uint32_t(uint64_t(x) >> 40);
-  uint32_t gen = uint32_t(uint64_t(x) >> 8);
-  Slot *chunk = slotChunks[slot >> kChunkBits].load(std::memory_order_acquire);
-  if (!chunk)
-    return fail(HandleStatus::Foreign);
-  Slot &s = chunk[slot & (kSlotsPerChunk - 1)];
-  uint32_t cur = s.gen.load(std::memory_order_acquire);
-  if (gen != cur)
-    return fail(gen == 0 || gen > cur ? HandleStatus::Foreign
-                                      : HandleStatus::Stale);
-  Register *r = s.reg.load(std::memory_order_acquire);
-  if (!r)
-    return fail(HandleStatus::Stale);
-  if (status)
-    *status = HandleStatus::Ok;
-  return r;
-}
-
 //===-- operand checks ----------------------------------------------------===//
 /// Checks a qubit list and folds it into `reg`, a bit mask and the indices
 /// (idx may be null). Returns false (with the error set) on NULL or invalid
@@ -284,66 +178,6 @@ const char *gateName(int32_t g) {
                                 "PHASESHIFT", "CNOT", "CZ", "SWAP"};
   return g >= 0 && g <= 13 ? names[g] : "?";
 }
-
-//===-- fusion ------------------------------------------------------------===//
-bool initialFusion() {
-  const char *env = std::getenv("Q2_RT_FUSION");
-  return !(env && env[0] == '0');
-}
-std::atomic<bool> fusionOn{initialFusion()};
-std::atomic<int64_t> fusionMinQubits{1};
-std::atomic<int> fusionPolicy{0};
-
-/// Gathers the bits of x under mask into the low bits (software pext).
-uint64_t extractBits(uint64_t x, uint64_t mask) {
-  uint64_t r = 0;
-  int b = 0;
-  for (uint64_t m = mask; m; m &= m - 1, ++b)
-    if (x & m & (~m + 1))
-      r |= uint64_t(1) << b;
-  return r;
-}
-
-/// Joins op to the register's pending group if it fits: the group's
-/// controls are effective controls of op, and the other qubits of all its
-/// Ops stay within kMaxFusedQubits. False: apply directly.
-bool tryFuse(Register *reg, const Op &op) {
-  if (!fusionOn.load(std::memory_order_relaxed) ||
-      fusionPolicy.load(std::memory_order_relaxed) < 0 ||
-      reg->numQubits < fusionMinQubits.load(std::memory_order_relaxed))
-    return false;
-  const int maxQ = Fusion::kMaxFusedQubits;
-  // A phase (scale) starts a group controlled by all its fixed bits; other
-  // Ops by their explicit controls, so a CNOT ladder under the same control
-  // stays in one group.
-  uint64_t startCtrl = op.kind == kOpScale ? op.ones : op.ctrl;
-  if (__builtin_popcountll(op.touch & ~startCtrl) > maxQ)
-    return false;
-  Fusion &f = reg->fusion;
-  if (f.active &&
-      ((op.ones & f.ctrlMask) != f.ctrlMask ||
-       __builtin_popcountll(f.targetMask | (op.touch & ~f.ctrlMask)) > maxQ ||
-       f.ops.size() >= Fusion::kMaxOps))
-    flushFusion(reg);
-  if (!f.active) {
-    f.active = true;
-    f.ctrlMask = startCtrl;
-    f.targetMask = 0;
-    f.ops.clear();
-  }
-  f.targetMask |= op.touch & ~f.ctrlMask;
-  f.ops.push_back(op);
-  return true;
-}
-
-/// Applies a decoded call: joins the fusion group or flushes it and applies.
-void applyDirect(Register *reg, const Op &op) {
-  if (tryFuse(reg, op))
-    return;
-  flushFusion(reg);
-  applyOp(data(reg), nq(reg), op);
-}
-
 } // namespace
 
 //===-- shared helpers ----------------------------------------------------===//
@@ -360,203 +194,6 @@ void q2::runtime::setError(const char *fmt, ...) {
   errorMessage = buf;
   errorIsPending = true;
 }
-
-const char *q2::runtime::handleStatusText(HandleStatus s) {
-  switch (s) {
-  case HandleStatus::Ok: return "ok";
-  case HandleStatus::Null: return "NULL";
-  case HandleStatus::Foreign: return "not a handle given out by this runtime";
-  case HandleStatus::WrongKind: return "a register handle where a qubit is expected, or the reverse";
-  case HandleStatus::Stale: return "its register was deallocated";
-  case HandleStatus::BadIndex: return "qubit index out of range";
-  }
-  return "?";
-}
-
-Register *q2::runtime::lookupRegister(const Q2Register *h,
-                                      HandleStatus *status) {
-  return lookupHandle(reinterpret_cast<uintptr_t>(h), false, status);
-}
-
-Register *q2::runtime::lookupQubit(const Q2Qubit *h, int64_t *index,
-                                   HandleStatus *status) {
-  uintptr_t x = reinterpret_cast<uintptr_t>(h);
-  Register *r = lookupHandle(x, true, status);
-  if (!r)
-    return nullptr;
-  int64_t i = int64_t((x >> 2) & 63);
-  if (i >= r->numQubits) {
-    if (status)
-      *status = HandleStatus::BadIndex;
-    return nullptr;
-  }
-  if (index)
-    *index = i;
-  return r;
-}
-
-void q2::runtime::setEffectiveControls(Op &op) {
-  // Index-set bits fixed to 1; a swap's flipped bits take both values.
-  op.ones = op.setMask & op.setValue & ~(op.kind == kOpSwap ? op.a : 0);
-}
-
-Op q2::runtime::rotationOp(uint64_t xm, uint64_t zm, int ny, uint64_t cm,
-                           double c, double s) {
-  Op op;
-  op.gate = kGatePauli;
-  op.ctrl = cm;
-  op.touch = xm | zm | cm;
-  if (xm == 0 && zm == 0) {
-    // Identity word: a phase, global only without controls.
-    op.kind = kOpScale;
-    op.setMask = op.setValue = cm;
-    op.m[0] = {c, -s};
-  } else if (xm == 0) {
-    op.kind = kOpDiag;
-    op.setMask = op.setValue = cm;
-    op.b = zm;
-    op.m[0] = {c, s};
-  } else {
-    // P = i^ny X^xm Z^zm, so exp(-i t/2 P) mixes y with y^xm by k = -i s i^ny.
-    Cplx kk;
-    switch (ny & 3) {
-    case 0: kk = {0, -s}; break;
-    case 1: kk = {s, 0}; break;
-    case 2: kk = {0, s}; break;
-    default: kk = {-s, 0}; break;
-    }
-    uint64_t pivot = uint64_t(1) << (63 - __builtin_clzll(xm));
-    op.kind = kOpPairs;
-    op.setMask = cm | pivot;
-    op.setValue = cm;
-    op.a = xm;
-    op.b = zm;
-    op.m[0] = {c, (ny & 1) ? -1.0 : 1.0};
-    op.m[1] = kk;
-  }
-  return op;
-}
-
-bool q2::runtime::sameOp(const Op &x, const Op &y) {
-  auto bits = [](double d) {
-    uint64_t u;
-    std::memcpy(&u, &d, sizeof u);
-    return u;
-  };
-  if (x.kind != y.kind || x.gate != y.gate || x.adjoint != y.adjoint ||
-      x.ctrl != y.ctrl || x.ones != y.ones || x.touch != y.touch || x.setMask != y.setMask ||
-      x.setValue != y.setValue || x.a != y.a || x.b != y.b ||
-      bits(x.param) != bits(y.param) || x.count != y.count || x.len != y.len)
-    return false;
-  for (int i = 0; i < 4; ++i)
-    if (bits(x.m[i].re) != bits(y.m[i].re) || bits(x.m[i].im) != bits(y.m[i].im))
-      return false;
-  return true;
-}
-
-void q2::runtime::applyOp(double *v, int n, const Op &op) {
-  const KernelTable &k = kernels();
-  IndexSet set = makeIndexSet(op.setMask, op.setValue);
-  switch (op.kind) {
-  case kOp2x2:
-    k.apply2x2(v, n, set, op.a, op.m);
-    break;
-  case kOpScale:
-    k.scale(v, n, set, op.m[0]);
-    break;
-  case kOpSwap:
-    k.swapFlip(v, n, set, op.a);
-    break;
-  case kOpPairs:
-    k.pauliPairs(v, n, set, op.a, op.b, op.m[0].re, op.m[1], op.m[0].im);
-    break;
-  case kOpDiag:
-    k.pauliDiag(v, n, set, op.b, op.m[0].re, op.m[0].im);
-    break;
-  default:
-    break;
-  }
-}
-
-void q2::runtime::replayOps(double *v, int n, const Op *ops, size_t len,
-                            int64_t count) {
-  for (int64_t r = 0; r < count; ++r)
-    for (size_t i = 0; i < len; ++i) {
-      const Op &op = ops[i];
-      if (op.kind == kOpNest) {
-        replayOps(v, n, ops + i + 1, size_t(op.len), op.count);
-        i += size_t(op.len);
-      } else {
-        applyOp(v, n, op);
-      }
-    }
-}
-
-Op q2::runtime::translateOp(const Op &op, uint64_t common, uint64_t targets) {
-  Op l = op;
-  auto tr = [&](uint64_t x) { return extractBits(x & ~common, targets); };
-  l.ctrl = tr(op.ctrl);
-  l.ones = tr(op.ones);
-  l.touch = tr(op.touch);
-  l.setMask = tr(op.setMask);
-  l.setValue = tr(op.setValue);
-  if (op.kind != kOpNest) {
-    l.a = tr(op.a);
-    l.b = tr(op.b);
-  }
-  return l;
-}
-
-uint64_t q2::runtime::extractBitsOf(uint64_t x, uint64_t mask) {
-  return extractBits(x, mask);
-}
-
-void q2::runtime::flushFusion(Register *reg) {
-  if (!reg || !reg->fusion.active)
-    return;
-  Fusion &f = reg->fusion;
-  f.active = false;
-  int n = nq(reg), k = __builtin_popcountll(f.targetMask);
-  uint64_t amps = uint64_t(1) << (n - __builtin_popcountll(f.ctrlMask));
-  uint64_t fixed = f.targetMask | f.ctrlMask;
-  int policy = fusionPolicy.load(std::memory_order_relaxed);
-  bool dense =
-      f.ops.size() > 1 &&
-      (policy > 0 ||
-       (policy == 0 && fusionPays(k, n, amps, f.ops.data(), f.ops.size(),
-                                  fixed ? uint64_t(__builtin_ctzll(fixed))
-                                        : uint64_t(n))));
-  if (!dense) {
-    for (const Op &op : f.ops)
-      applyOp(data(reg), n, op);
-    return;
-  }
-  // U on the k group qubits: the Ops (in local bits) applied to the columns
-  // of the identity, a 2k-qubit buffer with the row in the low k bits.
-  uint64_t dim = uint64_t(1) << k;
-  f.scratch.assign(dim * dim, std::complex<double>(0, 0));
-  for (uint64_t i = 0; i < dim; ++i)
-    f.scratch[i * dim + i] = 1.0;
-  double *buf = reinterpret_cast<double *>(f.scratch.data());
-  for (const Op &op : f.ops)
-    applyOp(buf, 2 * k, translateOp(op, f.ctrlMask, f.targetMask));
-  f.matrix.resize(dim * dim); // row major for applyDense
-  for (uint64_t r = 0; r < dim; ++r)
-    for (uint64_t c = 0; c < dim; ++c)
-      f.matrix[r * dim + c] = f.scratch[c * dim + r];
-  kernels().applyDense(data(reg), n, f.targetMask, f.ctrlMask,
-                       reinterpret_cast<const Cplx *>(f.matrix.data()));
-}
-bool q2::runtime::getFusionEnabled() { return fusionOn.load(); }
-bool q2::runtime::setFusionEnabled(bool on) { return fusionOn.exchange(on); }
-int64_t q2::runtime::getFusionMinQubits() { return fusionMinQubits.load(); }
-int64_t q2::runtime::setFusionMinQubits(int64_t n) {
-  return fusionMinQubits.exchange(n);
-}
-int q2::runtime::setFusionPolicy(int policy) {
-  return fusionPolicy.exchange(policy);
-}
-
 int64_t q2::runtime::defaultMaxQubits() { return limits::defaultMaxQubits(); }
 
 double q2::runtime::physicalMemoryBytes() {
@@ -614,7 +251,7 @@ Q2Register *q2_rt_alloc(int64_t num_qubits) {
   reg->numQubits = num_qubits;
   reg->amps[0] = 1.0;
   if (!registerRegister(reg.get())) {
-    setError("q2_rt_alloc: too many live registers (%u)", 1u << kSlotBits);
+    setError("q2_rt_alloc: too many live registers (%u)", 1u << kHandleSlotBits);
     return nullptr;
   }
   return reinterpret_cast<Q2Register *>(uintptr_t(reg.release()->handle));
@@ -765,7 +402,7 @@ void q2_rt_gate(int32_t gate, double param, Q2Qubit *const *targets,
   }
   setEffectiveControls(op);
   if (!recordOp("q2_rt_gate", reg, op))
-    applyDirect(reg, op);
+    applyOrFuse(reg, op);
   if (!errorIsPending) // a call the recording refused is not counted
     ++reg->gateCount;
   Q2_CATCH("q2_rt_gate", )
@@ -822,7 +459,7 @@ void q2_rt_pauli_rot(double theta, const char *pauli, Q2Qubit *const *targets,
   op.param = theta;
   setEffectiveControls(op);
   if (!recordOp("q2_rt_pauli_rot", reg, op))
-    applyDirect(reg, op);
+    applyOrFuse(reg, op);
   if (!errorIsPending)
     ++reg->gateCount;
   Q2_CATCH("q2_rt_pauli_rot", )

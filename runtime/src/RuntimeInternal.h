@@ -20,7 +20,7 @@
 
 namespace q2::runtime {
 
-//===-- decoded operations ------------------------------------------------===//
+//===-- decoded operations (Ops.cpp) --------------------------------------===//
 /// One gate or rotation call, decoded into the kernel call that applies it
 /// (same numbers as the direct path, so replaying an Op is bit-identical to
 /// the call). Masks are over qubit bits of the space the Op lives in (the
@@ -68,7 +68,7 @@ uint64_t extractBitsOf(uint64_t x, uint64_t mask);
 /// Applies ops[0, len) `count` times (nested blocks recursively, replayed).
 void replayOps(double *v, int n, const Op *ops, size_t len, int64_t count);
 
-//===-- rotation / gate fusion --------------------------------------------===//
+//===-- rotation / gate fusion (Fusion.cpp) -------------------------------===//
 /// Pending fused work: consecutive Ops with the same controls whose other
 /// qubits stay within kMaxFusedQubits. Kept as a list; at flush the cost
 /// model (fusionPays) decides between one dense 2^k x 2^k sweep and applying
@@ -83,7 +83,7 @@ struct Fusion {
   std::vector<std::complex<double>> matrix, scratch;
 };
 
-struct BlockCache; // Blocks.cpp
+struct BlockCache; // BlockEngine.h
 struct BlockCacheDeleter {
   void operator()(BlockCache *c) const;
 };
@@ -102,7 +102,7 @@ inline double *data(Register *r) {
   return reinterpret_cast<double *>(r->amps.data());
 }
 
-//===-- handles -----------------------------------------------------------===//
+//===-- handles (Handles.cpp) ---------------------------------------------===//
 /// Q2Register * and Q2Qubit * are tagged ids (bit 0 set, so never an aligned
 /// pointer), validated against the live-register table with a generation
 /// counter: stale, double-freed and foreign handles are detected.
@@ -111,6 +111,13 @@ Register *lookupRegister(const Q2Register *h, HandleStatus *status = nullptr);
 Register *lookupQubit(const Q2Qubit *h, int64_t *index,
                       HandleStatus *status = nullptr);
 const char *handleStatusText(HandleStatus s);
+/// Bits of a handle's slot number: at most 2^kHandleSlotBits live registers.
+constexpr int kHandleSlotBits = 24;
+/// Gives reg a slot and its handle (Handles.cpp); false when
+/// 2^kHandleSlotBits registers are alive.
+bool registerRegister(Register *reg);
+/// Frees reg's slot: its handles become stale.
+void unregisterRegister(Register *reg);
 
 //===-- errors (thread-local slot, see QuantumRuntime.cpp) ----------------===//
 bool errorPending();
@@ -133,6 +140,9 @@ int64_t getFusionMinQubits();
 int64_t setFusionMinQubits(int64_t n);
 /// Applies pending fused work to the state (no-op when there is none).
 void flushFusion(Register *reg);
+/// Applies a decoded call: joins the fusion group, or flushes it and
+/// applies the call.
+void applyOrFuse(Register *reg, const Op &op);
 /// Cost model: is one dense 2^k x 2^k sweep over `amps` amplitudes (of a
 /// 2^n state) cheaper than the `ops` one by one?
 bool fusionPays(int k, int n, uint64_t amps, const Op *ops, size_t numOps,
@@ -141,7 +151,7 @@ bool fusionPays(int k, int n, uint64_t amps, const Op *ops, size_t numOps,
 /// benchmarks). Returns the previous value.
 int setFusionPolicy(int policy);
 
-//===-- blocks (Blocks.cpp) -----------------------------------------------===//
+//===-- blocks (Blocks.cpp, BlockEngine.h) --------------------------------===//
 /// Records `op` when a block recording is open on this thread: returns true
 /// (recorded, or an error set). False: apply it now.
 bool recordOp(const char *fn, Register *reg, const Op &op);

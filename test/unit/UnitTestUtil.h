@@ -41,6 +41,12 @@ struct TempDir {
     llvm::sys::path::append(p, name);
     return std::string(p);
   }
+  /// Writes `contents` to `name` inside the directory; its path.
+  std::string write(llvm::StringRef name, llvm::StringRef contents) const {
+    std::string f = file(name);
+    std::ofstream(f, std::ios::binary) << contents.str();
+    return f;
+  }
 };
 
 /// Writes `contents` to `path` (replacing it).

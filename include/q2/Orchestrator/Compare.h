@@ -50,7 +50,7 @@ struct CompareOptions {
 
 /// Parses "wall_s=5,peak_rss_bytes=2" (short names wall, cpu, peak, heap,
 /// ir, lines also accepted) into `Options.thresholdPct`.
-llvm::Error parseThresholds(llvm::StringRef Spec, CompareOptions &Options);
+llvm::Error parseThresholds(llvm::StringRef spec, CompareOptions &options);
 
 struct CompareRow {
   std::string point; ///< sweep point key, "" for reports
@@ -92,14 +92,14 @@ struct CompareResult {
 /// or non-q2.profile/3 inputs, failed runs, a side mixing programs or
 /// options, a report against a sweep, different tools, different programs
 /// (unless allowed).
-llvm::Expected<CompareResult> compareProfiles(llvm::StringRef A,
-                                              llvm::StringRef B,
-                                              const CompareOptions &Options);
+llvm::Expected<CompareResult> compareProfiles(llvm::StringRef a,
+                                              llvm::StringRef b,
+                                              const CompareOptions &options);
 
 /// The terminal table.
-std::string formatCompareTable(const CompareResult &R, bool AllRows = false);
+std::string formatCompareTable(const CompareResult &r, bool allRows = false);
 /// The JSON form (schema q2.compare/1; Indent < 0: one line).
-std::string toJSONText(const CompareResult &R, int Indent = 2);
+std::string toJSONText(const CompareResult &r, int indent = 2);
 
 } // namespace q2::orch
 

@@ -65,11 +65,11 @@ inline constexpr double kMaxPollS = 1.0;
 /// Refuses a poll interval outside [kMinPollS, kMaxPollS] or longer than the
 /// wall budget (ignored when the budget is not a positive number). The
 /// message gives the interval in ms.
-llvm::Error checkPollInterval(double PollS, double WallBudgetS);
+llvm::Error checkPollInterval(double pollS, double wallBudgetS);
 
 enum class StopReason { Exit, Signal, WallBudget, RssBudget, Cancelled };
 /// "exit", "signal", "wall_budget", "rss_budget", "cancelled".
-const char *stopReasonName(StopReason R);
+const char *stopReasonName(StopReason r);
 
 struct MeasureRecord {
   std::vector<std::string> command;
@@ -109,7 +109,7 @@ inline constexpr const char *kMeasureSchema = "q2.measure/1";
 /// anything: argv non-empty, no NUL in any argument or variable, finite
 /// positive budgets, outDir not existing, cwd a directory, /proc present,
 /// the program found.
-llvm::Error validateMeasureOptions(const MeasureOptions &Opts);
+llvm::Error validateMeasureOptions(const MeasureOptions &opts);
 
 /// Validates, creates Opts.outDir, runs the command and writes
 /// outDir/record.json atomically (q2::writeFileAtomically). An error before the command started leaves
@@ -122,17 +122,17 @@ llvm::Error validateMeasureOptions(const MeasureOptions &Opts);
 /// that it did not spawn itself and that appear after the command started
 /// are taken as orphans of the tree. Thread-safe otherwise: a parallel
 /// sweep runs one measure() per thread.
-llvm::Expected<MeasureRecord> measure(const MeasureOptions &Opts);
+llvm::Expected<MeasureRecord> measure(const MeasureOptions &opts);
 
 /// The record as written to record.json (Indent < 0: one line).
-std::string toJSONText(const MeasureRecord &R, int Indent = 2);
+std::string toJSONText(const MeasureRecord &r, int indent = 2);
 /// Reads a record.json; errors name the file and the key.
-llvm::Expected<MeasureRecord> readMeasureRecord(llvm::StringRef Path);
+llvm::Expected<MeasureRecord> readMeasureRecord(llvm::StringRef path);
 
 /// "SIGSEGV" for SIGSEGV etc.; "SIG<n>" for unnamed ones.
-std::string signalName(int Sig);
+std::string signalName(int sig);
 /// The inverse of signalName (0 when it names no signal).
-int signalNumber(llvm::StringRef Name);
+int signalNumber(llvm::StringRef name);
 
 /// Summed RSS (bytes) and process count of the tree rooted at Pid, as seen
 /// by one /proc walk. Exposed for tests.
@@ -140,8 +140,8 @@ struct TreeSample {
   uint64_t rssBytes = 0;
   std::vector<int> pids;
 };
-TreeSample sampleProcessTree(int RootPid,
-                             const std::string &ProcRoot = "/proc");
+TreeSample sampleProcessTree(int rootPid,
+                             const std::string &procRoot = "/proc");
 
 } // namespace q2::orch
 

@@ -17,7 +17,7 @@ namespace q2::orch {
 /// refusal or an error (one line on stderr), 130 when interrupted by
 /// SIGINT, SIGTERM or SIGHUP (the measured tree is stopped first; measure
 /// still writes its record, a sweep keeps its finished points).
-int q2ProfileMain(int Argc, char **Argv);
+int q2ProfileMain(int argc, char **argv);
 
 } // namespace q2::orch
 

@@ -46,11 +46,11 @@ struct Molecule {
 /// Where q2-profile looks for example data: <dir of Executable>/../share/q2/
 /// examples (CMake copies examples/ there in the build tree and installs it
 /// next to bin/).
-std::string examplesDirFor(llvm::StringRef Executable);
+std::string examplesDirFor(llvm::StringRef executable);
 /// The default molecule of a sweep: "h2" from
 /// ExamplesDir/hamiltonians/h2_0.7414.FCIDUMP (15 Pauli terms). The error
 /// names the file it looked for.
-llvm::Expected<Molecule> defaultMolecule(llvm::StringRef ExamplesDir);
+llvm::Expected<Molecule> defaultMolecule(llvm::StringRef examplesDir);
 
 struct GridPoint {
   unsigned nEst = 0, nTrotter = 0;
@@ -59,7 +59,7 @@ struct GridPoint {
 /// (2,1) (2,3) (2,5) (3,3) (3,5) (4,3) (4,5) (4,10).
 std::vector<GridPoint> defaultH2Grid();
 /// Parses "2x1,2x3,4x10" (n_est x n_trotter).
-llvm::Expected<std::vector<GridPoint>> parseGrid(llvm::StringRef Text);
+llvm::Expected<std::vector<GridPoint>> parseGrid(llvm::StringRef text);
 
 struct PointId {
   std::string molecule, mode;
@@ -116,22 +116,22 @@ struct SweepSpec {
 };
 
 /// All points of the spec, in order: molecule, then grid, then mode.
-std::vector<PointId> enumeratePoints(const SweepSpec &Spec);
+std::vector<PointId> enumeratePoints(const SweepSpec &spec);
 
 /// Checks a spec before anything is created: molecules, grid and modes not
 /// empty, modes usable in file names, budgets finite and positive, the poll
 /// interval (checkPollInterval), and that no two points of the full grid
 /// (`only` ignored) share a key: "h2+" and "h2p", or a molecule or grid point
 /// given twice, are refused with an error naming both.
-llvm::Error validateSweepSpec(const SweepSpec &Spec);
+llvm::Error validateSweepSpec(const SweepSpec &spec);
 
 /// Least-squares fit of peak RSS (MB) = a + b * x with
 /// x = n_est * n_trotter * n_terms over finished points.
 class PeakRssModel {
 public:
-  explicit PeakRssModel(double ConservativeMB, double CapMB)
-      : Conservative(ConservativeMB), Cap(CapMB) {}
-  void add(double X, double PeakMB);
+  explicit PeakRssModel(double conservativeMb, double capMb)
+      : Conservative(conservativeMb), Cap(capMb) {}
+  void add(double x, double peakMb);
   /// True once two points with distinct x are known.
   bool fitted() const;
   double intercept() const { return A; }
@@ -139,7 +139,7 @@ public:
   /// Before the fit: the conservative default. After: the fitted value
   /// with a 25% margin, at least the largest peak seen at an x not above
   /// this one, at most the cap (a point is killed above its budget anyway).
-  double predict(double X) const;
+  double predict(double x) const;
   size_t size() const { return Xs.size(); }
 
 private:
@@ -192,12 +192,12 @@ struct PointRecord {
 };
 
 /// result.json text (Indent < 0: one line).
-std::string toJSONText(const PointRecord &R, int Indent = 2);
+std::string toJSONText(const PointRecord &r, int indent = 2);
 /// Reads a result.json; errors name the file and the key ("n_est: expected
 /// an integer, got string"); never throws.
-llvm::Expected<PointRecord> readPointRecord(llvm::StringRef Path);
+llvm::Expected<PointRecord> readPointRecord(llvm::StringRef path);
 /// Writes a record atomically (q2::writeFileAtomically).
-llvm::Error writePointRecord(llvm::StringRef Path, const PointRecord &R);
+llvm::Error writePointRecord(llvm::StringRef path, const PointRecord &r);
 
 struct PointResult {
   PointId id;
@@ -215,8 +215,8 @@ struct PointResult {
 /// not work (e.g. cannot create directories, the point is in use).
 /// NTermsHint (0 = none) is used when the molecule's n_terms is unknown and
 /// the point's report does not tell (e.g. because the point failed).
-llvm::Expected<PointResult> runPoint(const SweepSpec &Spec, const PointId &Id,
-                                     unsigned NTermsHint = 0);
+llvm::Expected<PointResult> runPoint(const SweepSpec &spec, const PointId &id,
+                                     unsigned nTermsHint = 0);
 
 struct ProgressEvent {
   enum Kind { Skipped, Started, Finished } kind;
@@ -243,11 +243,11 @@ struct SweepSummary {
 /// the point directories it skips, writes OUT/sweep.json (the spec), runs or
 /// skips every point (up to Spec.jobs at a time, with admission control),
 /// then writes the summary files (see writeSummary) into OUT.
-llvm::Expected<SweepSummary> runSweep(const SweepSpec &Spec,
-                                      const ProgressCallback &Progress = {});
+llvm::Expected<SweepSummary> runSweep(const SweepSpec &spec,
+                                      const ProgressCallback &progress = {});
 
 /// The results of a finished sweep, in order, without cancelled points.
-std::vector<PointRecord> resultsOf(const SweepSummary &Summary);
+std::vector<PointRecord> resultsOf(const SweepSummary &summary);
 
 /// Loads OUT/points/*/result.json of each directory (for `merge`), sorted by
 /// molecule, n_est, n_trotter, mode. A point key present in several
@@ -255,18 +255,18 @@ std::vector<PointRecord> resultsOf(const SweepSummary &Summary);
 /// directory wins then. A malformed result is an error naming its file and
 /// key.
 llvm::Expected<std::vector<PointRecord>>
-loadResults(const std::vector<std::string> &Dirs);
+loadResults(const std::vector<std::string> &dirs);
 /// Writes the records as one JSON array (merge's results.json), atomically.
-llvm::Error writeResults(llvm::StringRef Path,
-                         const std::vector<PointRecord> &Results);
+llvm::Error writeResults(llvm::StringRef path,
+                         const std::vector<PointRecord> &results);
 
 /// One row per point result; columns are documented in docs/sweeps.md.
-std::string summaryCsv(const std::vector<PointRecord> &Results);
+std::string summaryCsv(const std::vector<PointRecord> &results);
 /// The same as an aligned text table.
-std::string summaryTable(const std::vector<PointRecord> &Results);
+std::string summaryTable(const std::vector<PointRecord> &results);
 /// Writes DIR/summary.csv and DIR/summary.txt atomically.
-llvm::Error writeSummary(const std::string &Dir,
-                         const std::vector<PointRecord> &Results);
+llvm::Error writeSummary(const std::string &dir,
+                         const std::vector<PointRecord> &results);
 
 } // namespace q2::orch
 

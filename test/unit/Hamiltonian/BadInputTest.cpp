@@ -3,6 +3,7 @@
 
 using namespace q2::hamiltonian;
 using namespace q2::hamiltonian::test;
+using ::q2::test::slurp;
 
 namespace {
 
@@ -229,11 +230,6 @@ TEST(BadInput, MissingFile) {
 } // namespace
 
 namespace {
-
-std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 /// Runs the whole front end on a buffer; any outcome but a crash or an
 /// exception is fine, and the result is reported.

@@ -2,6 +2,7 @@
 #ifndef Q2_TEST_UNIT_HAMILTONIAN_TESTUTIL_H
 #define Q2_TEST_UNIT_HAMILTONIAN_TESTUTIL_H
 
+#include "UnitTestUtil.h"
 #include "q2/Hamiltonian/Hamiltonian.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -61,23 +62,7 @@ inline std::map<std::string, Reference> readReference() {
   return out;
 }
 
-/// A scratch directory removed at destruction.
-class TempDir {
-public:
-  TempDir() {
-    llvm::SmallString<128> p;
-    if (llvm::sys::fs::createUniqueDirectory("q2-ham-test", p))
-      ADD_FAILURE() << "cannot create a temp dir";
-    path = std::string(p);
-  }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
-  std::string write(const std::string &name, const std::string &contents) {
-    std::string f = path + "/" + name;
-    std::ofstream(f, std::ios::binary) << contents;
-    return f;
-  }
-  std::string path;
-};
+using ::q2::test::TempDir;
 
 using CMat = Eigen::MatrixXcd;
 

@@ -1,0 +1,314 @@
+//===- SweepScheduler.cpp - runSweep: points in parallel, within RSS ------===//
+//
+// runSweep takes the sweep directory, skips the points a previous run
+// finished, and runs the rest on `jobs` worker threads, admitting a point
+// only while the predicted peak RSS of the points running fits the total
+// budget (PeakRssModel, learnt from the points finished).
+//
+//===----------------------------------------------------------------------===//
+
+#include "q2/Orchestrator/Sweep.h"
+
+#include "RecordFields.h"
+#include "SweepInternal.h"
+#include "q2/Support/FileIO.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+using namespace q2::orch;
+using namespace q2::orch::sweep_detail;
+using llvm::createStringError;
+using llvm::Error;
+using llvm::Expected;
+namespace json = q2::json;
+
+namespace {
+
+/// OUT/sweep.json: the spec, for readers (never read back).
+json::Value specToValue(const SweepSpec &spec) {
+  json::Value j = json::Value::object();
+  j["schema"] = "q2.sweep/1";
+  j["grid"] = json::Value::array();
+  for (const auto &g : spec.grid)
+    j["grid"].push_back(json::toValue(std::vector<unsigned>{g.nEst, g.nTrotter}));
+  j["modes"] = json::toValue(spec.modes);
+  j["molecules"] = json::Value::array();
+  for (const auto &m : spec.molecules) {
+    json::Value mol = json::Value::object();
+    mol["name"] = m.name;
+    mol["hamiltonian"] = m.hamiltonian;
+    mol["n_terms"] = m.nTerms;
+    j["molecules"].push_back(std::move(mol));
+  }
+  j["commands"] = json::Value::object();
+  j["commands"]["A"] = json::toValue(spec.commands.phaseA);
+  j["commands"]["BC"] = json::toValue(spec.commands.phaseBC);
+  j["vars"] = json::toValue(spec.vars);
+  j["runs"] = spec.runs;
+  j["jobs"] = spec.jobs;
+  j["phase_wall_s"] = spec.phase.wallBudgetS;
+  j["point_rss_mb"] = spec.phase.rssBudgetMB;
+  j["total_rss_mb"] = spec.totalRssMB;
+  j["poll_s"] = spec.phase.pollS;
+  j["only"] = json::toValue(spec.only);
+  return j;
+}
+
+/// One sweep's points: which are pending, which run on which worker
+/// thread, and the memory they were admitted with. Workers only run
+/// runPoint and hand the result back; the calling thread admits, collects,
+/// learns and reports.
+class SweepScheduler {
+public:
+  SweepScheduler(const SweepSpec &spec, const ProgressCallback &progress);
+
+  /// Runs every point not finished before; the summary of all of them.
+  SweepSummary run();
+
+private:
+  using Clock = std::chrono::steady_clock;
+
+  /// The size the RSS model is fitted on: n_est * n_trotter * terms.
+  double sizeOf(const PointId &id) const;
+  /// Feeds a finished point's peak to the model (ok points only: a killed
+  /// point's peak is a lower bound).
+  void learn(const PointRecord &r);
+  void emit(ProgressEvent::Kind k, const PointId &id,
+            const std::string &status, size_t running, double predictedMb);
+  /// Takes the points whose result.json says they are done (ok, or failed
+  /// without --retry-failed); queues the others.
+  void resumeFinished();
+  /// Starts pending points in order while workers are free, backfilling
+  /// smaller points that fit when the next one does not; with nothing
+  /// running, the next point always starts.
+  void admit();
+  /// Waits (up to 100 ms) for workers to finish and records their points.
+  void collect();
+  /// Records point I's result (or the error that kept it from running).
+  void finish(size_t i, Expected<PointResult> r);
+
+  const SweepSpec &Spec;
+  const ProgressCallback &Progress;
+  Clock::time_point Start = Clock::now();
+  std::vector<PointId> Ids;
+  SweepSummary Sum;
+  const unsigned Jobs;
+  /// The total RSS budget of the points running at once (MB).
+  const double TotalMB;
+  PeakRssModel Model;
+  std::map<std::string, unsigned> TermsOf;
+  size_t Done = 0, RanNow = 0;
+
+  std::deque<size_t> Pending;
+  std::mutex Mu;
+  std::condition_variable CV;
+  std::deque<std::pair<size_t, Expected<PointResult>>> Finished; // under Mu
+  std::map<size_t, std::thread> Workers;
+  std::map<size_t, double> Admitted; // index -> predicted MB
+  double InUseMB = 0;
+};
+
+SweepScheduler::SweepScheduler(const SweepSpec &spec,
+                               const ProgressCallback &progress)
+    : Spec(spec), Progress(progress), Ids(enumeratePoints(spec)),
+      Jobs(std::max(1u, spec.jobs)),
+      TotalMB(spec.totalRssMB > 0 ? spec.totalRssMB
+                                  : spec.phase.rssBudgetMB * Jobs),
+      Model(spec.phase.rssBudgetMB, spec.phase.rssBudgetMB) {
+  Sum.points.resize(Ids.size());
+  for (const auto &m : spec.molecules)
+    if (m.nTerms)
+      TermsOf[m.name] = m.nTerms;
+}
+
+double SweepScheduler::sizeOf(const PointId &id) const {
+  auto it = TermsOf.find(id.molecule);
+  return double(id.nEst) * id.nTrotter *
+         (it != TermsOf.end() ? it->second : 1);
+}
+
+void SweepScheduler::learn(const PointRecord &r) {
+  if (r.status != "ok")
+    return;
+  if (r.nTerms)
+    TermsOf.emplace(r.molecule, *r.nTerms);
+  if (r.x)
+    Model.add(*r.x, r.peakRssMB);
+}
+
+void SweepScheduler::emit(ProgressEvent::Kind k, const PointId &id,
+                          const std::string &status, size_t running,
+                          double predictedMb) {
+  if (!Progress)
+    return;
+  ProgressEvent e{k, id, status};
+  e.done = Done;
+  e.total = Ids.size();
+  e.running = running;
+  e.elapsedS = std::chrono::duration<double>(Clock::now() - Start).count();
+  // Throughput of points run now (parallelism included).
+  if (RanNow > 0)
+    e.etaS = e.elapsedS / double(RanNow) * double(Ids.size() - Done);
+  e.predictedRssMB = predictedMb;
+  Progress(e);
+}
+
+void SweepScheduler::resumeFinished() {
+  for (size_t i = 0; i < Ids.size(); ++i) {
+    std::string dir = pointDir(Spec, Ids[i]);
+    std::string resultFile = joinPath(dir, "result.json");
+    if (llvm::sys::fs::exists(resultFile)) {
+      Expected<PointRecord> rec = readPointRecord(resultFile);
+      if (rec) {
+        const std::string status = rec->status;
+        if (status == "ok" || (status == "failed" && !Spec.retryFailed)) {
+          // Temporaries of writers killed in this finished point (only
+          // while nobody else works on it).
+          if (Expected<q2::FileLock> l = lockPoint(Spec, Ids[i]))
+            removeStaleTemporariesIn(dir);
+          else
+            llvm::consumeError(l.takeError());
+          PointResult &r = Sum.points[i];
+          r.id = Ids[i];
+          r.skipped = true;
+          r.record = std::move(*rec);
+          learn(r.record);
+          ++Done;
+          ++Sum.skipped;
+          Sum.failed += status != "ok";
+          emit(ProgressEvent::Skipped, Ids[i], status, 0, 0);
+          continue;
+        }
+      } else {
+        llvm::consumeError(rec.takeError()); // Unreadable: run it again.
+      }
+    }
+    Pending.push_back(i);
+  }
+}
+
+void SweepScheduler::admit() {
+  for (auto it = Pending.begin();
+       it != Pending.end() && Workers.size() < Jobs;) {
+    double pred = Model.predict(sizeOf(Ids[*it]));
+    if (!Workers.empty() && InUseMB + pred > TotalMB) {
+      ++it;
+      continue;
+    }
+    size_t i = *it;
+    it = Pending.erase(it);
+    Admitted[i] = pred;
+    InUseMB += pred;
+    auto terms = TermsOf.find(Ids[i].molecule);
+    unsigned hint = terms != TermsOf.end() ? terms->second : 0;
+    Workers[i] = std::thread([this, i, hint] {
+      Expected<PointResult> r = runPoint(Spec, Ids[i], hint);
+      if (!r)
+        r = resultOfConcurrentRun(Spec, Ids[i], r.takeError());
+      std::lock_guard<std::mutex> l(Mu);
+      Finished.emplace_back(i, std::move(r));
+      CV.notify_all();
+    });
+    emit(ProgressEvent::Started, Ids[i], "", Workers.size(), pred);
+  }
+}
+
+void SweepScheduler::collect() {
+  std::unique_lock<std::mutex> l(Mu);
+  CV.wait_for(l, std::chrono::milliseconds(100),
+              [&] { return !Finished.empty(); });
+  while (!Finished.empty()) {
+    auto [I, R] = std::move(Finished.front());
+    Finished.pop_front();
+    l.unlock();
+    finish(I, std::move(R));
+    l.lock();
+  }
+}
+
+void SweepScheduler::finish(size_t i, Expected<PointResult> r) {
+  Workers[i].join();
+  Workers.erase(i);
+  InUseMB -= Admitted[i];
+  Admitted.erase(i);
+  PointResult &slot = Sum.points[i];
+  if (r) {
+    slot = std::move(*r);
+  } else {
+    // The machinery failed for this point (e.g. another process runs it);
+    // record it here, not on disk, and go on.
+    slot.id = Ids[i];
+    slot.record = recordFor(Ids[i], findMolecule(Spec, Ids[i].molecule));
+    slot.record.status = "failed";
+    slot.record.reason = "error";
+    slot.record.message = llvm::toString(r.takeError());
+  }
+  if (slot.status() == "cancelled") {
+    Sum.cancelled = true;
+  } else {
+    ++Done;
+    ++RanNow;
+    ++Sum.ran;
+    if (slot.status() != "ok")
+      ++Sum.failed;
+    learn(slot.record);
+  }
+  emit(ProgressEvent::Finished, Ids[i], slot.status(), Workers.size(), 0);
+}
+
+SweepSummary SweepScheduler::run() {
+  resumeFinished();
+  while (!Pending.empty() || !Workers.empty()) {
+    if (Spec.cancel && Spec.cancel->load()) {
+      Sum.cancelled = true;
+      Pending.clear();
+    }
+    admit();
+    if (Workers.empty())
+      break;
+    collect();
+  }
+  return std::move(Sum);
+}
+
+} // namespace
+
+Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &spec,
+                                          const ProgressCallback &progress) {
+  if (Error e = validateSweepSpec(spec))
+    return std::move(e);
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(joinPath(spec.outDir, "points")))
+    return createStringError("cannot create '" + spec.outDir +
+                             "': " + ec.message());
+  // A whole sweep owns OUT: a second one would remove the partial points
+  // the first is running. `--only` jobs share OUT; each point is locked.
+  std::optional<q2::FileLock> sweepLock;
+  if (spec.only.empty()) {
+    Expected<q2::FileLock> l =
+        q2::FileLock::acquire(joinPath(spec.outDir, ".lock"), /*wait=*/false,
+                              "sweep directory '" + spec.outDir + "'");
+    if (!l)
+      return l.takeError();
+    sweepLock.emplace(std::move(*l));
+  }
+  // Every `--only` job of an emitted sweep writes the same spec; skip that
+  // so concurrent jobs do not race on it.
+  if (spec.only.empty())
+    if (Error e = json::writeFile(joinPath(spec.outDir, "sweep.json"),
+                                  specToValue(spec)))
+      return std::move(e);
+
+  SweepSummary sum = SweepScheduler(spec, progress).run();
+  if (spec.only.empty())
+    if (Error e = writeSummary(spec.outDir, resultsOf(sum)))
+      return std::move(e);
+  return sum;
+}
