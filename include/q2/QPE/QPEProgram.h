@@ -37,6 +37,13 @@ struct QPEOptions {
   std::vector<uint64_t> trotterSteps;
   Power power = ProgramRequest().power;
   bool unroll = ProgramRequest().unroll; ///< straight-line code (stress case)
+  /// How a rolled program writes a Trotter step: one quantum.gate_table
+  /// (a record per term, the step's angle tensor as its parameters; what
+  /// q2-qpe writes) or one pauli_rot op per term (the form before tables,
+  /// kept to compare the two; unrolled programs always use ops: they are
+  /// the op-level stress case).
+  enum class Rotations { Table, Ops };
+  Rotations rotations = Rotations::Table;
   /// Copied into the metadata (Ha): the Trotter bound for these steps and
   /// the reference energies of the default coefficients.
   std::optional<double> trotterBound, exactEnergy, hfEnergy;
