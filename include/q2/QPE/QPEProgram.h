@@ -66,9 +66,10 @@ buildQPEProgram(mlir::MLIRContext &ctx,
                 const QPEOptions &options);
 
 /// Writes the program buildQPEProgram builds, as its printer would
-/// (OpPrintingFlags().assumeVerified()), byte for byte, without building the
-/// Trotter step's ops: the body is streamed, so writing 10^5 terms takes
-/// seconds and little memory. Same errors as buildQPEProgram.
+/// (OpPrintingFlags().assumeVerified()), byte for byte. The table form (a
+/// record per term) is small and printed; the ops form of a rolled program
+/// streams its Trotter step without building its ops. Same errors as
+/// buildQPEProgram.
 llvm::Error writeQPEProgram(llvm::raw_ostream &os, mlir::MLIRContext &ctx,
                             const hamiltonian::QubitHamiltonian &h,
                             const hamiltonian::QPEParameters &params,
