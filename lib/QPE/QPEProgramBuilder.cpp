@@ -596,6 +596,16 @@ q2::qpe::checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
           steps, uint64_t(std::min<unsigned __int128>(rotations, UINT64_MAX)),
           kMaxUnrolledSteps, kMaxUnrolledRotations));
   }
+  if (!options.unroll && options.rotations == QPEOptions::Rotations::Table) {
+    // A record is 7 integers plus one per letter; the table's records are
+    // an int32-indexed array.
+    uint64_t applied = options.order == 2 ? 2 * h.terms.size() + 1
+                                          : h.terms.size() + 1;
+    if (applied * (7 + uint64_t(h.numQubits)) > uint64_t(INT32_MAX))
+      return fail(llvm::formatv("{0} terms do not fit one Trotter step's "
+                                "gate table (at most {1} integers)",
+                                h.terms.size(), INT32_MAX));
+  }
   for (const PauliTerm &t : h.terms)
     if (t.word.size() != h.numQubits)
       return fail("Pauli word '" + t.word + "' does not have " +
