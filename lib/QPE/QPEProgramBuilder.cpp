@@ -13,6 +13,13 @@
 // table n_k, dt0 = base_time and the loop scales by 2^k / n_k (time) or
 // 1 / n_k (repeat).
 //
+// A rolled program's Trotter step is one quantum.gate_table: a record per
+// term applied, its parameters the step's angle tensor (order 2: one
+// tensor holding the half angles and the middle term's full one; with a
+// factor, the tensor times the factor, once per wire). Stage 1 then lowers
+// the angle math as tensors, and stages 2-6 see one op per step whatever
+// the number of terms (docs/pipeline.md).
+//
 //===----------------------------------------------------------------------===//
 #include "q2/QPE/QPEProgram.h"
 
@@ -121,6 +128,14 @@ private:
   void emitTerm(unsigned j, Value table, Value factor, Value &ctrl,
                 SmallVectorImpl<Value> &sys);
   void emitTrotterStep(Value factor, Value &ctrl, SmallVectorImpl<Value> &sys);
+  /// Table form: whether it is used, the step's parameters (the angles, or
+  /// the angles times `factor`), the shared attributes, one step.
+  bool useTable() const {
+    return !o.unroll && o.rotations == QPEOptions::Rotations::Table;
+  }
+  Value stepParams(Value factor);
+  void buildTableAttrs();
+  void emitTableStep(Value params, Value &ctrl, SmallVectorImpl<Value> &sys);
   Value emitEvolutionRolled(Value reg);
   Value emitEvolutionUnrolled(Value reg);
   Value emitInverseQFTRolled(Value reg);
@@ -134,6 +149,10 @@ private:
   unsigned nSys, nEst;
   std::vector<PauliTerm> terms;
   Value angles, halfAngles; // tensor<N x f64>
+  Value zeroShift;          // tosa.mul's shift operand
+  ArrayAttr tableKinds;
+  StringAttr tableWords;
+  DenseI32ArrayAttr tableRecords;
   bool skeleton = false;
   Splice sp;
 };
@@ -149,8 +168,21 @@ void ProgramBuilder::emitAngles(Value coeffs) {
   }
   auto ty = cast<RankedTensorType>(coeffs.getType());
   auto shiftTy = RankedTensorType::get({1}, b.getI8Type());
-  Value zeroShift = tosa::ConstOp::create(
+  zeroShift = tosa::ConstOp::create(
       b, loc, shiftTy, DenseElementsAttr::get(shiftTy, b.getI8IntegerAttr(0)));
+  if (useTable()) {
+    // Order 2 applies every term but the last at half angle: halving the
+    // scale and offset is exact, so these are the ops form's half angles.
+    if (o.order == 2)
+      for (size_t j = 0; j + 1 < terms.size(); ++j) {
+        scale[j] *= 0.5;
+        offset[j] *= 0.5;
+      }
+    Value scaled =
+        tosa::MulOp::create(b, loc, ty, coeffs, tosaConst(scale), zeroShift);
+    angles = tosa::AddOp::create(b, loc, ty, scaled, tosaConst(offset));
+    return;
+  }
   Value scaled =
       tosa::MulOp::create(b, loc, ty, coeffs, tosaConst(scale), zeroShift);
   angles = tosa::AddOp::create(b, loc, ty, scaled, tosaConst(offset));
@@ -187,6 +219,70 @@ void ProgramBuilder::emitTerm(unsigned j, Value table, Value factor,
   for (auto [i, q] : llvm::enumerate(wires))
     sys[q] = rot.getOutQubits()[i];
   ctrl = rot.getOutCtrlQubits()[0];
+}
+
+Value ProgramBuilder::stepParams(Value factor) {
+  if (!factor)
+    return angles;
+  auto one = RankedTensorType::get({1}, b.getF64Type());
+  Value f = tensor::FromElementsOp::create(b, loc, one, ValueRange{factor});
+  return tosa::MulOp::create(b, loc, angles.getType(), angles, f, zeroShift);
+}
+
+void ProgramBuilder::buildTableAttrs() {
+  // Wire 0 is the control, wire 1 + q system qubit q.
+  std::string words;
+  llvm::StringMap<int32_t> wordOffset;
+  SmallVector<int32_t> records;
+  std::string reduced;
+  auto emit = [&](unsigned j) {
+    StringRef word = terms[j].word;
+    if (isIdentity(word)) {
+      // PhaseShift (kind 1) on the control.
+      records.append({1, 0, int32_t(j), 1, 0, 0, 0});
+      return;
+    }
+    reduced.clear();
+    for (char c : word)
+      if (c != 'I')
+        reduced.push_back(c);
+    auto [it, inserted] = wordOffset.try_emplace(reduced, int32_t(words.size()));
+    if (inserted)
+      words += reduced;
+    records.append({0, 0, int32_t(j), int32_t(reduced.size()), 1, it->second});
+    for (unsigned q = 0; q < word.size(); ++q)
+      if (word[q] != 'I')
+        records.push_back(int32_t(1 + q));
+    records.push_back(0);
+  };
+  unsigned n = terms.size();
+  if (o.order == 1) {
+    for (unsigned j = 0; j < n; ++j)
+      emit(j);
+  } else {
+    for (unsigned j = 0; j < n; ++j)
+      emit(j);
+    for (unsigned j = n - 1; j-- > 0;)
+      emit(j);
+  }
+  tableKinds = b.getStrArrayAttr(
+      {quantum::GateTableOp::kPauliRot, StringRef("PhaseShift")});
+  tableWords = b.getStringAttr(words);
+  tableRecords = b.getDenseI32ArrayAttr(records);
+}
+
+void ProgramBuilder::emitTableStep(Value params, Value &ctrl,
+                                   SmallVectorImpl<Value> &sys) {
+  if (!tableRecords)
+    buildTableAttrs();
+  SmallVector<Value> wires{ctrl};
+  wires.append(sys.begin(), sys.end());
+  auto table = quantum::GateTableOp::create(
+      b, loc, ValueRange(wires).getTypes(), wires, params, tableKinds,
+      tableWords, tableRecords);
+  ctrl = table.getResult(0);
+  for (unsigned q = 0; q < sys.size(); ++q)
+    sys[q] = table.getResult(1 + q);
 }
 
 void ProgramBuilder::emitTrotterStep(Value factor, Value &ctrl,
@@ -247,6 +343,8 @@ Value ProgramBuilder::emitEvolutionRolled(Value reg0) {
     Value n = arith::MulIOp::create(b, loc, pow2k, i64(o.nTrotter));
     steps = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
   }
+  // Once per wire, outside the step loop.
+  Value params = useTable() ? stepParams(factor) : Value();
   SmallVector<Value> inits{ctrl};
   inits.append(sys);
   auto sLoop = scf::ForOp::create(b, loc, c0, steps, c1, inits);
@@ -262,6 +360,8 @@ Value ProgramBuilder::emitEvolutionRolled(Value reg0) {
       Value m = idx(0);
       sp = {angles, halfAngles, factor, SmallVector<Value>(args), m.getDefiningOp(),
             arith::AddIOp::create(b, loc, m, m), sLoop};
+    } else if (useTable()) {
+      emitTableStep(params, c, qs);
     } else {
       emitTrotterStep(factor, c, qs);
     }
@@ -496,6 +596,16 @@ q2::qpe::checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
           steps, uint64_t(std::min<unsigned __int128>(rotations, UINT64_MAX)),
           kMaxUnrolledSteps, kMaxUnrolledRotations));
   }
+  if (!options.unroll && options.rotations == QPEOptions::Rotations::Table) {
+    // A record is 7 integers plus one per letter; the table's records are
+    // an int32-indexed array.
+    uint64_t applied = options.order == 2 ? 2 * h.terms.size() + 1
+                                          : h.terms.size() + 1;
+    if (applied * (7 + uint64_t(h.numQubits)) > uint64_t(INT32_MAX))
+      return fail(llvm::formatv("{0} terms do not fit one Trotter step's "
+                                "gate table (at most {1} integers)",
+                                h.terms.size(), INT32_MAX));
+  }
   for (const PauliTerm &t : h.terms)
     if (t.word.size() != h.numQubits)
       return fail("Pauli word '" + t.word + "' does not have " +
@@ -509,25 +619,46 @@ static void loadDialects(MLIRContext &ctx) {
                   quantum::QuantumDialect, QPEDialect>();
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>>
-q2::qpe::buildQPEProgram(MLIRContext &ctx,
-                         const hamiltonian::QubitHamiltonian &h,
-                         const hamiltonian::QPEParameters &params,
-                         const QPEOptions &givenOptions) {
+/// What buildQPEProgram and writeQPEProgram share: the options checked,
+/// the dialects loaded, parameters the metadata cannot hold (e.g. a
+/// non-finite time step) refused with the rule they break, all before
+/// anything is built; then `step` builds (and writes) with the builder.
+static llvm::Error withProgramBuilder(
+    MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
+    const hamiltonian::QPEParameters &params, const QPEOptions &givenOptions,
+    llvm::function_ref<llvm::Error(ProgramBuilder &, const QPEOptions &)>
+        step) {
   auto options = checkQPEProgram(h, params, givenOptions);
   if (!options)
     return options.takeError();
   loadDialects(ctx);
   ProgramBuilder builder(ctx, h, params, *options);
-  // Parameters the metadata cannot hold (e.g. a non-finite time step) are
-  // refused with the rule they break, before anything is built.
   if (llvm::Error e = builder.metadata().validate())
     return llvm::createStringError("invalid QPE parameters: " +
                                    llvm::toString(std::move(e)));
-  OwningOpRef<ModuleOp> module = builder.build();
-  if (failed(verify(*module)))
+  return step(builder, *options);
+}
+
+static llvm::Error verifyProgram(ModuleOp module) {
+  if (failed(verify(module)))
     return llvm::createStringError(
         "internal error: the generated QPE program does not verify");
+  return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+q2::qpe::buildQPEProgram(MLIRContext &ctx,
+                         const hamiltonian::QubitHamiltonian &h,
+                         const hamiltonian::QPEParameters &params,
+                         const QPEOptions &givenOptions) {
+  OwningOpRef<ModuleOp> module;
+  if (llvm::Error e = withProgramBuilder(
+          ctx, h, params, givenOptions,
+          [&](ProgramBuilder &builder, const QPEOptions &) {
+            module = builder.build();
+            return verifyProgram(*module);
+          }))
+    return std::move(e);
   return std::move(module);
 }
 
@@ -584,33 +715,37 @@ std::string refOf(Value v, AsmState &state) {
 }
 } // namespace
 
+static llvm::Error writeStreamed(raw_ostream &out, ProgramBuilder &builder,
+                                 const QPEOptions &options);
+
 llvm::Error q2::qpe::writeQPEProgram(raw_ostream &out, MLIRContext &ctx,
                                      const hamiltonian::QubitHamiltonian &h,
                                      const hamiltonian::QPEParameters &params,
                                      const QPEOptions &givenOptions) {
-  auto options = checkQPEProgram(h, params, givenOptions);
-  if (!options)
-    return options.takeError();
-  auto printWhole = [&]() -> llvm::Error {
-    auto module = buildQPEProgram(ctx, h, params, *options);
-    if (!module)
-      return module.takeError();
-    (**module)->print(out, OpPrintingFlags().assumeVerified());
-    return llvm::Error::success();
-  };
-  // Unrolled programs are the stress case for the MLIR stages; they are
-  // built as ops and printed.
-  if (options->unroll)
-    return printWhole();
-  loadDialects(ctx);
-  ProgramBuilder builder(ctx, h, params, *options);
-  if (llvm::Error e = builder.metadata().validate())
-    return llvm::createStringError("invalid QPE parameters: " +
-                                   llvm::toString(std::move(e)));
+  return withProgramBuilder(
+      ctx, h, params, givenOptions,
+      [&](ProgramBuilder &builder, const QPEOptions &options) -> llvm::Error {
+        // A table program is small (a record per term, not ops), and an
+        // unrolled one is the stress case for the MLIR stages: both are
+        // built and printed. The ops form streams its Trotter step.
+        if (options.unroll ||
+            options.rotations == QPEOptions::Rotations::Table) {
+          OwningOpRef<ModuleOp> module = builder.build();
+          if (llvm::Error e = verifyProgram(*module))
+            return e;
+          (*module)->print(out, OpPrintingFlags().assumeVerified());
+          return llvm::Error::success();
+        }
+        return writeStreamed(out, builder, options);
+      });
+}
+
+/// The ops form, with the Trotter step streamed.
+static llvm::Error writeStreamed(raw_ostream &out, ProgramBuilder &builder,
+                                 const QPEOptions &options) {
   OwningOpRef<ModuleOp> module = builder.buildSkeleton();
-  if (failed(verify(*module)))
-    return llvm::createStringError(
-        "internal error: the generated QPE program does not verify");
+  if (llvm::Error e = verifyProgram(*module))
+    return e;
   const ProgramBuilder::Splice &sp = builder.splice();
   OpPrintingFlags flags;
   flags.assumeVerified();
@@ -736,7 +871,7 @@ llvm::Error q2::qpe::writeQPEProgram(raw_ostream &out, MLIRContext &ctx,
     ctrl += cqName;
   };
   unsigned n = terms.size();
-  if (options->order == 1) {
+  if (options.order == 1) {
     for (unsigned j = 0; j < n; ++j)
       emitTerm(j, anglesRef);
   } else {

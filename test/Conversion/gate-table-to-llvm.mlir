@@ -71,3 +71,56 @@ func.func @empty(%q0: !quantum.bit) -> !quantum.bit {
   %o = quantum.gate_table %q0 kinds [] records [] : !quantum.bit
   return %o : !quantum.bit
 }
+
+// -----
+
+// pauli_rot_ladder records (kind -2) call the module's decomposition,
+// which has q2_rt_pauli_rot's signature and calls q2_rt_gate only: per
+// letter H (id 1) for X, RX(+pi/2) (id 7) for Y; the CNOT ladder (X, id 2,
+// one control) up over the non-I letters; RZ (id 9) with the controls, or
+// without letters PhaseShift(-theta/2) (id 10) on the last control; the
+// ladder down; H and RX(-pi/2).
+// CHECK: llvm.func private @__q2_pauli_rot_ladder(%[[TH:.*]]: f64, %{{.*}}: !llvm.ptr, %[[T:.*]]: !llvm.ptr, %{{.*}}: i64, %[[C:.*]]: !llvm.ptr, %[[NC:.*]]: i64)
+// CHECK-DAG: %[[H:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG: %[[RX:.*]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK-DAG: %[[X:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-DAG: %[[RZ:.*]] = llvm.mlir.constant(9 : i32) : i32
+// CHECK-DAG: %[[PS:.*]] = llvm.mlir.constant(10 : i32) : i32
+// CHECK-DAG: %[[PI2:.*]] = llvm.mlir.constant(1.5707963267948966 : f64) : f64
+// CHECK-DAG: %[[MPI2:.*]] = llvm.mlir.constant(-1.5707963267948966 : f64) : f64
+// CHECK: llvm.call @q2_rt_gate(%[[PS]], %{{.*}}, %{{.*}}, %{{.*}}, %[[C]], %{{.*}}, %{{.*}})
+// CHECK: llvm.call @q2_rt_gate(%[[H]],
+// CHECK: llvm.call @q2_rt_gate(%[[RX]], %[[PI2]],
+// CHECK: llvm.call @q2_rt_gate(%[[X]],
+// CHECK: llvm.call @q2_rt_gate(%[[RZ]], %[[TH]], %{{.*}}, %{{.*}}, %[[C]], %[[NC]],
+// CHECK: llvm.call @q2_rt_gate(%[[X]],
+// CHECK: llvm.call @q2_rt_gate(%[[H]],
+// CHECK: llvm.call @q2_rt_gate(%[[RX]], %[[MPI2]],
+// CHECK-NOT: llvm.call
+// CHECK: llvm.mlir.global private constant @{{__q2_gates_[0-9]+}}(dense<[-2, 0, 0, 2, 1, 0, 1, 2, 0]> : tensor<9xi32>)
+// CHECK-LABEL: func.func @ladder
+// CHECK: llvm.call @__q2_pauli_rot_ladder(
+// CHECK-NOT: q2_rt_pauli_rot
+// CHECK: {{^}}    return
+func.func @ladder(%c: !quantum.bit, %a: !quantum.bit, %b: !quantum.bit, %p: memref<2xf64>) -> (!quantum.bit, !quantum.bit, !quantum.bit) {
+  %o:3 = quantum.gate_table %c, %a, %b params(%p : memref<2xf64>) kinds ["pauli_rot_ladder"] words "XY"
+           records [0, 0, 0, 2, 1, 0, 1, 2, 0]
+           : !quantum.bit, !quantum.bit, !quantum.bit
+  return %o#0, %o#1, %o#2 : !quantum.bit, !quantum.bit, !quantum.bit
+}
+
+// -----
+
+// Both rotation kinds in one table: chosen per record (kind == -2).
+// CHECK-LABEL: func.func @mixed
+// CHECK: %[[M2:.*]] = llvm.mlir.constant(-2 : i32) : i32
+// CHECK: %[[K:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK: llvm.icmp "eq" %[[K]], %[[M2]]
+// CHECK-DAG: llvm.call @__q2_pauli_rot_ladder(
+// CHECK-DAG: llvm.call @q2_rt_pauli_rot(
+func.func @mixed(%c: !quantum.bit, %a: !quantum.bit, %p: memref<2xf64>) -> (!quantum.bit, !quantum.bit) {
+  %o:2 = quantum.gate_table %c, %a params(%p : memref<2xf64>) kinds ["pauli_rot_ladder", "pauli_rot"] words "X"
+           records [0, 0, 0, 1, 1, 0, 1, 0,  1, 0, 1, 1, 1, 0, 1, 0]
+           : !quantum.bit, !quantum.bit
+  return %o#0, %o#1 : !quantum.bit, !quantum.bit
+}

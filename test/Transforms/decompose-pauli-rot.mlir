@@ -78,3 +78,22 @@ func.func @identity_uncontrolled(%a: !quantum.bit, %b: !quantum.bit, %t: f64) ->
   %h:2 = quantum.pauli_rot "II"(%t) %a, %b : !quantum.bit, !quantum.bit
   return %h#0, %h#1 : !quantum.bit, !quantum.bit
 }
+
+// -----
+
+// A gate table's Pauli rotations stay records: their kind becomes
+// pauli_rot_ladder (executed decomposed by the lowering), the other kinds,
+// the words and the records are unchanged. keep-native leaves the table.
+// CHECK-LABEL: func.func @table
+// CHECK: quantum.gate_table %{{.*}} params(%{{.*}} : tensor<2xf64>) kinds ["pauli_rot_ladder", "PhaseShift"] words "XYZ" records [0, 0, 0, 2, 1, 0, 1, 2, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 0]
+// CHECK-NOT: quantum.custom
+// NATIVE-LABEL: func.func @table
+// NATIVE: kinds ["pauli_rot", "PhaseShift"] words "XYZ" records [0, 0, 0, 2, 1, 0, 1, 2, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 0]
+func.func @table(%c: !quantum.bit, %a: !quantum.bit, %b: !quantum.bit, %p: tensor<2xf64>) -> (!quantum.bit, !quantum.bit, !quantum.bit) {
+  %o:3 = quantum.gate_table %c, %a, %b params(%p : tensor<2xf64>) kinds ["pauli_rot", "PhaseShift"] words "XYZ"
+           records [0, 0, 0, 2, 1, 0, 1, 2, 0,
+                    1, 0, 1, 1, 0, 0, 0,
+                    0, 0, 0, 1, 1, 2, 2, 0]
+           : !quantum.bit, !quantum.bit, !quantum.bit
+  return %o#0, %o#1, %o#2 : !quantum.bit, !quantum.bit, !quantum.bit
+}

@@ -104,3 +104,41 @@ func.func @not_powerable(%q: !quantum.bit, %r: !quantum.reg, %n: index) -> (!qua
   }
   return %c, %b#1, %d, %a : !quantum.bit, f64, !quantum.bit, !quantum.bit
 }
+
+// -----
+
+// A Trotter step written as one gate table (q2-qpe's form): the table's
+// records are the body's gates (3 here, so min-gates=3 powers it too).
+// CHECK-LABEL: func.func @table_body
+// CHECK: quantum.power %{{.*}} qubits(%{{.*}}, %{{.*}})
+// CHECK: quantum.gate_table
+// CHECK: quantum.yield
+// MIN-LABEL: func.func @table_body
+// MIN: quantum.power
+func.func @table_body(%c: !quantum.bit, %a: !quantum.bit, %p: tensor<2xf64>, %n: index) -> (!quantum.bit, !quantum.bit) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%x = %c, %y = %a) -> (!quantum.bit, !quantum.bit) {
+    %o:2 = quantum.gate_table %x, %y params(%p : tensor<2xf64>) kinds ["pauli_rot", "PhaseShift"] words "X"
+             records [0, 0, 0, 1, 1, 0, 1, 0,  1, 0, 1, 1, 0, 0, 0,  0, 0, 1, 1, 1, 0, 1, 0]
+             : !quantum.bit, !quantum.bit
+    scf.yield %o#0, %o#1 : !quantum.bit, !quantum.bit
+  }
+  return %r#0, %r#1 : !quantum.bit, !quantum.bit
+}
+
+// -----
+
+// A table of fewer records than min-gates is not powered.
+// MIN-LABEL: func.func @small_table
+// MIN-NOT: quantum.power
+// MIN: scf.for
+func.func @small_table(%c: !quantum.bit, %p: tensor<1xf64>, %n: index) -> !quantum.bit {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%x = %c) -> (!quantum.bit) {
+    %o = quantum.gate_table %x params(%p : tensor<1xf64>) kinds ["PhaseShift"] records [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0] : !quantum.bit
+    scf.yield %o : !quantum.bit
+  }
+  return %r : !quantum.bit
+}

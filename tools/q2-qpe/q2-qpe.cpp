@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
     WithColor::warning(errs(), "q2-qpe") << *w << "\n";
   mlir::MLIRContext ctx;
   // Temporary file + rename: a failed or killed run leaves no partial file.
-  // The program is streamed (writeQPEProgram), not built and printed.
+  // writeQPEProgram: a Trotter step is one gate table (data per term).
   check(q2::writeFileAtomically(outputFile, [&](raw_ostream &os) {
     return qpe::writeQPEProgram(os, ctx, h, plan.params, plan.options);
   }));

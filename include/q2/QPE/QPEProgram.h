@@ -37,6 +37,13 @@ struct QPEOptions {
   std::vector<uint64_t> trotterSteps;
   Power power = ProgramRequest().power;
   bool unroll = ProgramRequest().unroll; ///< straight-line code (stress case)
+  /// How a rolled program writes a Trotter step: one quantum.gate_table
+  /// (a record per term, the step's angle tensor as its parameters; what
+  /// q2-qpe writes) or one pauli_rot op per term (the form before tables,
+  /// kept to compare the two; unrolled programs always use ops: they are
+  /// the op-level stress case).
+  enum class Rotations { Table, Ops };
+  Rotations rotations = Rotations::Table;
   /// Copied into the metadata (Ha): the Trotter bound for these steps and
   /// the reference energies of the default coefficients.
   std::optional<double> trotterBound, exactEnergy, hfEnergy;
@@ -59,9 +66,10 @@ buildQPEProgram(mlir::MLIRContext &ctx,
                 const QPEOptions &options);
 
 /// Writes the program buildQPEProgram builds, as its printer would
-/// (OpPrintingFlags().assumeVerified()), byte for byte, without building the
-/// Trotter step's ops: the body is streamed, so writing 10^5 terms takes
-/// seconds and little memory. Same errors as buildQPEProgram.
+/// (OpPrintingFlags().assumeVerified()), byte for byte. The table form (a
+/// record per term) is small and printed; the ops form of a rolled program
+/// streams its Trotter step without building its ops. Same errors as
+/// buildQPEProgram.
 llvm::Error writeQPEProgram(llvm::raw_ostream &os, mlir::MLIRContext &ctx,
                             const hamiltonian::QubitHamiltonian &h,
                             const hamiltonian::QPEParameters &params,

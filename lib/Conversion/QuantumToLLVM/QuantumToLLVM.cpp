@@ -12,6 +12,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <cmath>
+
 namespace q2 {
 #define GEN_PASS_DEF_CONVERTQUANTUMTOLLVM
 #include "q2/Conversion/Passes.h.inc"
@@ -91,6 +93,14 @@ public:
                                   runtimeFunction(rewriter, op, name), args);
     return c.getNumResults() ? c.getResult() : Value();
   }
+
+  /// The module's `__q2_pauli_rot_ladder`, made on first use: a Pauli
+  /// rotation with q2_rt_pauli_rot's signature, executed as the gates
+  /// quantum-decompose-pauli-rot makes of a pauli_rot op (basis change, CNOT
+  /// ladder over the non-I letters, RZ with the controls, then undone), so a
+  /// table of `pauli_rot_ladder` records runs the decomposed circuit.
+  LLVM::LLVMFuncOp ladderFunction(ConversionPatternRewriter &rewriter,
+                                  Operation *op);
 
   /// A private constant holding the word's letters (no terminator: the
   /// length is passed explicitly).
@@ -273,6 +283,156 @@ private:
   unsigned numGlobals = 0;
 };
 
+LLVM::LLVMFuncOp
+LoweringState::ladderFunction(ConversionPatternRewriter &rewriter,
+                              Operation *op) {
+  static constexpr StringLiteral kName = "__q2_pauli_rot_ladder";
+  if (Operation *fn = symbol(op, kName))
+    return cast<LLVM::LLVMFuncOp>(fn);
+  LLVM::LLVMFuncOp gateFn = runtimeFunction(rewriter, op, "q2_rt_gate");
+  auto fn = cast<LLVM::LLVMFuncOp>(addSymbol(rewriter, op, [&](Location loc) {
+    auto f = LLVM::LLVMFuncOp::create(rewriter, loc, kName,
+                                      abi.type("q2_rt_pauli_rot"));
+    f.setLinkage(LLVM::Linkage::Private);
+    return f;
+  }));
+  OpBuilder::InsertionGuard guard(rewriter);
+  Location loc = fn.getLoc();
+  Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type(),
+       i64 = rewriter.getI64Type(), f64 = rewriter.getF64Type(),
+       ptr = abi.ptr;
+  Block *entry = fn.addEntryBlock(rewriter);
+  Value theta = entry->getArgument(0), word = entry->getArgument(1),
+        t = entry->getArgument(2), nT = entry->getArgument(3),
+        c = entry->getArgument(4), nC = entry->getArgument(5);
+  Region &body = fn.getBody();
+  auto block = [&](TypeRange args) {
+    return rewriter.createBlock(&body, body.end(), args,
+                                SmallVector<Location>(args.size(), loc));
+  };
+  auto cst = [&](Type ty, Attribute a) -> Value {
+    return LLVM::ConstantOp::create(rewriter, loc, ty, a);
+  };
+  rewriter.setInsertionPointToEnd(entry);
+  Value zero = cst(i64, rewriter.getI64IntegerAttr(0));
+  Value one = cst(i64, rewriter.getI64IntegerAttr(1));
+  Value minus1 = cst(i64, rewriter.getI64IntegerAttr(-1));
+  Value zeroF = cst(f64, rewriter.getF64FloatAttr(0.0));
+  Value noAdj = cst(i32, rewriter.getI32IntegerAttr(0));
+  auto id = [&](StringRef name) {
+    return cst(i32, rewriter.getI32IntegerAttr(lookupGate(name)->runtimeId));
+  };
+  Value idH = id("H"), idRX = id("RX"), idX = id("X"), idRZ = id("RZ"),
+        idPhase = id("PhaseShift");
+  auto letter = [&](char ch) {
+    return cst(i8, rewriter.getI8IntegerAttr(ch));
+  };
+  Value chI = letter('I'), chX = letter('X'), chY = letter('Y');
+  Value halfPi = cst(f64, rewriter.getF64FloatAttr(M_PI / 2));
+  Value minusHalfPi = cst(f64, rewriter.getF64FloatAttr(-M_PI / 2));
+  auto gep = [&](Type elem, Value base, Value index) -> Value {
+    return LLVM::GEPOp::create(rewriter, loc, ptr, elem, base,
+                               ValueRange{index});
+  };
+  auto gate = [&](Value gid, Value param, Value tgt, Value ctl, Value nCtl) {
+    LLVM::CallOp::create(rewriter, loc, gateFn,
+                         ValueRange{gid, param, tgt, one, ctl, nCtl, noAdj});
+  };
+  auto cmp = [&](LLVM::ICmpPredicate p, Value a, Value b) -> Value {
+    return LLVM::ICmpOp::create(rewriter, loc, p, a, b);
+  };
+  using P = LLVM::ICmpPredicate;
+
+  // for i in [0, nT): X -> H, Y -> RX(angle) on target i; then `to`.
+  auto basis = [&](Block *from, Value angle, Block *to) {
+    Block *head = block(i64), *loopBody = block({}), *isY = block({}),
+          *doX = block({}), *doY = block({}), *next = block({});
+    rewriter.setInsertionPointToEnd(from);
+    LLVM::BrOp::create(rewriter, loc, ValueRange{zero}, head);
+    rewriter.setInsertionPointToEnd(head);
+    Value i = head->getArgument(0);
+    LLVM::CondBrOp::create(rewriter, loc, cmp(P::slt, i, nT), loopBody, to);
+    rewriter.setInsertionPointToEnd(loopBody);
+    Value l = LLVM::LoadOp::create(rewriter, loc, i8, gep(i8, word, i));
+    LLVM::CondBrOp::create(rewriter, loc, cmp(P::eq, l, chX), doX, isY);
+    rewriter.setInsertionPointToEnd(isY);
+    LLVM::CondBrOp::create(rewriter, loc, cmp(P::eq, l, chY), doY, next);
+    rewriter.setInsertionPointToEnd(doX);
+    gate(idH, zeroF, gep(ptr, t, i), c, zero);
+    LLVM::BrOp::create(rewriter, loc, ValueRange{}, next);
+    rewriter.setInsertionPointToEnd(doY);
+    gate(idRX, angle, gep(ptr, t, i), c, zero);
+    LLVM::BrOp::create(rewriter, loc, ValueRange{}, next);
+    rewriter.setInsertionPointToEnd(next);
+    Value i1 = LLVM::AddOp::create(rewriter, loc, i, one);
+    LLVM::BrOp::create(rewriter, loc, ValueRange{i1}, head);
+  };
+  // The CNOT ladder over the non-I letters, up (a_k -> a_k+1 for rising k)
+  // or down (the same CNOTs in reverse); `to` gets the last non-I letter
+  // seen (-1 if none).
+  auto ladder = [&](Block *from, bool up, Block *to) {
+    Block *head = block({i64, i64}), *loopBody = block({}),
+          *active = block({}), *doCnot = block({}), *next = block(i64);
+    rewriter.setInsertionPointToEnd(from);
+    Value start =
+        up ? zero : Value(LLVM::SubOp::create(rewriter, loc, nT, one));
+    LLVM::BrOp::create(rewriter, loc, ValueRange{start, minus1}, head);
+    rewriter.setInsertionPointToEnd(head);
+    Value i = head->getArgument(0), prev = head->getArgument(1);
+    Value more = up ? cmp(P::slt, i, nT) : cmp(P::sge, i, zero);
+    LLVM::CondBrOp::create(rewriter, loc, more, loopBody, ValueRange{}, to,
+                           ValueRange{prev});
+    rewriter.setInsertionPointToEnd(loopBody);
+    Value l = LLVM::LoadOp::create(rewriter, loc, i8, gep(i8, word, i));
+    LLVM::CondBrOp::create(rewriter, loc, cmp(P::ne, l, chI), active,
+                           ValueRange{}, next, ValueRange{prev});
+    rewriter.setInsertionPointToEnd(active);
+    LLVM::CondBrOp::create(rewriter, loc, cmp(P::sge, prev, zero), doCnot,
+                           ValueRange{}, next, ValueRange{i});
+    rewriter.setInsertionPointToEnd(doCnot);
+    // Up: control prev (the lower letter), target i; down: control i,
+    // target prev (the higher one).
+    Value ctl = up ? prev : i, tgt = up ? i : prev;
+    gate(idX, zeroF, gep(ptr, t, tgt), gep(ptr, t, ctl), one);
+    LLVM::BrOp::create(rewriter, loc, ValueRange{i}, next);
+    rewriter.setInsertionPointToEnd(next);
+    Value step = up ? Value(LLVM::AddOp::create(rewriter, loc, i, one))
+                    : Value(LLVM::SubOp::create(rewriter, loc, i, one));
+    LLVM::BrOp::create(rewriter, loc, ValueRange{step, next->getArgument(0)},
+                       head);
+  };
+
+  Block *afterBasis = block({}), *rz = block(i64), *noLetters = block({}),
+        *phase = block({}), *down = block({}), *undo = block(i64),
+        *ret = block({});
+  basis(entry, halfPi, afterBasis);
+  ladder(afterBasis, /*up=*/true, rz);
+  rewriter.setInsertionPointToEnd(rz);
+  Value last = rz->getArgument(0);
+  Block *doRz = block({});
+  rewriter.setInsertionPointToEnd(rz);
+  LLVM::CondBrOp::create(rewriter, loc, cmp(P::sge, last, zero), doRz,
+                         noLetters);
+  // exp(-iθ/2 I): PhaseShift(-θ/2) on the last control, controlled by the
+  // rest (nothing without controls).
+  rewriter.setInsertionPointToEnd(noLetters);
+  LLVM::CondBrOp::create(rewriter, loc, cmp(P::sgt, nC, zero), phase, ret);
+  rewriter.setInsertionPointToEnd(phase);
+  Value half = LLVM::FMulOp::create(rewriter, loc, theta,
+                                    cst(f64, rewriter.getF64FloatAttr(-0.5)));
+  Value nRest = LLVM::SubOp::create(rewriter, loc, nC, one);
+  gate(idPhase, half, gep(ptr, c, nRest), c, nRest);
+  LLVM::BrOp::create(rewriter, loc, ValueRange{}, ret);
+  rewriter.setInsertionPointToEnd(doRz);
+  gate(idRZ, theta, gep(ptr, t, last), c, nC);
+  LLVM::BrOp::create(rewriter, loc, ValueRange{}, down);
+  ladder(down, /*up=*/false, undo);
+  basis(undo, minusHalfPi, ret);
+  rewriter.setInsertionPointToEnd(ret);
+  LLVM::ReturnOp::create(rewriter, loc, ValueRange{});
+  return fn;
+}
+
 template <typename OpT>
 struct QuantumPattern : OpConversionPattern<OpT> {
   QuantumPattern(const TypeConverter &tc, MLIRContext *ctx,
@@ -381,12 +541,15 @@ Value elementPointer(ConversionPatternRewriter &rewriter, Location loc,
 }
 
 /// A gate table becomes one loop over a constant copy of its records (each
-/// kind replaced by the runtime gate id, -1 for a Pauli rotation): per
+/// kind replaced by the runtime gate id, -1 for a Pauli rotation, -2 for
+/// one executed decomposed by __q2_pauli_rot_ladder): per
 /// record, the handles of its wires are copied from the handles array into
 /// the targets/controls arrays and one runtime call is made. The code is
 /// the same for any number of gates; the table is data.
 struct GateTableLowering : QuantumPattern<GateTableOp> {
   using QuantumPattern::QuantumPattern;
+  /// Record kinds of the lowered table that are not runtime gate ids.
+  static constexpr int32_t kNativeId = -1, kLadderId = -2;
   LogicalResult
   matchAndRewrite(GateTableOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -396,14 +559,16 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
     SmallVector<int32_t> ids;
     for (Attribute a : op.getKinds()) {
       StringRef kind = cast<StringAttr>(a).getValue();
-      ids.push_back(kind == GateTableOp::kPauliRot ? -1
-                                                   : lookupGate(kind)->runtimeId);
+      ids.push_back(kind == GateTableOp::kPauliRot         ? kNativeId
+                    : kind == GateTableOp::kPauliRotLadder ? kLadderId
+                                                           : lookupGate(kind)->runtimeId);
     }
     SmallVector<int32_t> data(op.getRecords());
-    bool hasPauli = false, hasGate = false;
+    bool hasPauli = false, hasGate = false, hasNative = false, hasLadder = false;
     for (size_t pos = 0; pos < data.size(); pos += 6 + data[pos + 3] + data[pos + 4]) {
       data[pos] = ids[data[pos]];
       (data[pos] < 0 ? hasPauli : hasGate) = true;
+      (data[pos] == kNativeId ? hasNative : hasLadder) |= data[pos] < 0;
     }
     if (data.empty()) {
       rewriter.replaceOp(op, adaptor.getInQubits());
@@ -533,8 +698,29 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
       Value isAdj = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, adj, zero);
       Value neg = LLVM::FNegOp::create(rewriter, loc, param);
       Value theta = LLVM::SelectOp::create(rewriter, loc, isAdj, neg, param);
-      state->call(rewriter, op, "q2_rt_pauli_rot",
-                  {theta, gep(i8, words, wordOff), targets, nT64, ctrls, nC64});
+      SmallVector<Value> args{theta, gep(i8, words, wordOff), targets, nT64, ctrls, nC64};
+      auto ladderCall = [&] {
+        LLVM::CallOp::create(rewriter, loc, state->ladderFunction(rewriter, op), args);
+      };
+      if (hasNative && hasLadder) {
+        // Both kinds in one table (hand-written): pick per record.
+        Block *here = rewriter.getInsertionBlock();
+        Block *nativeBlock = block({}), *ladderBlock = block({});
+        rewriter.setInsertionPointToEnd(here);
+        Value isLadder = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::eq, kind,
+            state->i32(rewriter, op, kLadderId));
+        LLVM::CondBrOp::create(rewriter, loc, isLadder, ladderBlock, nativeBlock);
+        rewriter.setInsertionPointToEnd(ladderBlock);
+        ladderCall();
+        LLVM::BrOp::create(rewriter, loc, ValueRange{}, next);
+        rewriter.setInsertionPointToEnd(nativeBlock);
+        state->call(rewriter, op, "q2_rt_pauli_rot", args);
+      } else if (hasLadder) {
+        ladderCall();
+      } else {
+        state->call(rewriter, op, "q2_rt_pauli_rot", args);
+      }
     };
     if (gateBlock) {
       Value isPauli = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, kind, zero);

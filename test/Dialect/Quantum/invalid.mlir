@@ -392,6 +392,23 @@ func.func @gt_pauli_param(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64
 
 // -----
 
+// pauli_rot_ladder records are checked as Pauli rotations.
+func.func @gt_ladder_param(%q0: !quantum.bit) {
+  // expected-error @+1 {{a Pauli rotation needs a parameter}}
+  %o = quantum.gate_table %q0 kinds ["pauli_rot_ladder"] words "X" records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
+  return
+}
+
+// -----
+
+func.func @gt_ladder_word(%q0: !quantum.bit, %p: tensor<1xf64>) {
+  // expected-error @+1 {{word [1, 2) is outside words (1 letters)}}
+  %o = quantum.gate_table %q0 params(%p : tensor<1xf64>) kinds ["pauli_rot_ladder"] words "X" records [0, 0, 0, 1, 0, 1, 0] : !quantum.bit
+  return
+}
+
+// -----
+
 func.func @gt_pauli_word(%q0: !quantum.bit, %q1: !quantum.bit, %p: tensor<1xf64>, %p2: tensor<1x1xf64>) {
   // expected-error @+1 {{word [0, 2) is outside words (1 letters)}}
   %o:2 = quantum.gate_table %q0, %q1 params(%p : tensor<1xf64>) kinds ["pauli_rot"] words "X" records [0, 0, 0, 2, 0, 0, 0, 1] : !quantum.bit, !quantum.bit

@@ -76,13 +76,18 @@ func.func @probs_range(%buf: memref<8xf64>) -> tensor<4xf64> {
 // CHECK: quantum.gate_table %{{.*}}, %{{.*}}, %{{.*}} params(%{{.*}} : tensor<1xf64>) kinds ["H", "X", "pauli_rot"] words "XZ" records [0, 0, -1, 1, 0, 0, 0, 1, 0, -1, 1, 1, 0, 1, 0, 2, 0, 0, 2, 1, 0, 1, 2, 0] : !quantum.bit, !quantum.bit, !quantum.bit
 // CHECK: quantum.gate_table %{{.*}} params(%{{.*}} : memref<?xf64>) kinds ["RZ"] records [0, 1, 0, 1, 0, 0, 0] : !quantum.bit
 // CHECK: quantum.gate_table %{{.*}} kinds ["H"] records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
+// CHECK: quantum.gate_table %{{.*}}, %{{.*}} params(%{{.*}} : tensor<1xf64>) kinds ["pauli_rot_ladder", "pauli_rot"] words "ZY" records [0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0] : !quantum.bit, !quantum.bit
 func.func @gate_table(%q0: !quantum.bit, %q1: !quantum.bit, %q2: !quantum.bit, %p: tensor<1xf64>, %m: memref<?xf64>) -> !quantum.bit {
   %o:3 = quantum.gate_table %q0, %q1, %q2 params(%p : tensor<1xf64>) kinds ["H", "X", "pauli_rot"] words "XZ"
            records [0, 0, -1, 1, 0, 0, 0,  1, 0, -1, 1, 1, 0, 1, 0,  2, 0, 0, 2, 1, 0, 1, 2, 0]
            : !quantum.bit, !quantum.bit, !quantum.bit
   %a = quantum.gate_table %o#0 params(%m : memref<?xf64>) kinds ["RZ"] records [0, 1, 0, 1, 0, 0, 0] : !quantum.bit
   %b = quantum.gate_table %a kinds ["H"] records [0, 0, -1, 1, 0, 0, 0] : !quantum.bit
-  return %b : !quantum.bit
+  // The decomposed rotation kind, next to the native one.
+  %d:2 = quantum.gate_table %b, %o#1 params(%p : tensor<1xf64>) kinds ["pauli_rot_ladder", "pauli_rot"] words "ZY"
+           records [0, 0, 0, 1, 1, 0, 1, 0,  1, 1, 0, 1, 0, 1, 0]
+           : !quantum.bit, !quantum.bit
+  return %d#0 : !quantum.bit
 }
 
 // -----

@@ -1,8 +1,10 @@
 //===- ProgramTextTest.cpp - writeQPEProgram == the printed module --------===//
 //
-// writeQPEProgram streams the Trotter step instead of building its ops; its
-// text must be what MLIR prints for buildQPEProgram's module, byte for byte,
-// in every mode (SSA names included: the printer's naming is emulated).
+// writeQPEProgram's text must be what MLIR prints for buildQPEProgram's
+// module, byte for byte, in every mode and both rotation forms: the table
+// form (q2-qpe's) is printed, the ops form streams its Trotter step instead
+// of building its ops (SSA names included: the printer's naming is
+// emulated).
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Hamiltonian/Hamiltonian.h"
@@ -57,11 +59,14 @@ void checkAllModes(const ham::QubitHamiltonian &h, unsigned nEst) {
   for (qpe::Mode mode : {qpe::Mode::Fixed, qpe::Mode::Dynamic})
     for (unsigned order : {1u, 2u})
       for (qpe::Power power : {qpe::Power::Time, qpe::Power::Repeat})
-        for (bool table : {false, true}) {
+        for (bool table : {false, true})
+        for (auto form : {qpe::QPEOptions::Rotations::Table,
+                          qpe::QPEOptions::Rotations::Ops}) {
           qpe::QPEOptions o;
           o.mode = mode;
           o.order = order;
           o.power = power;
+          o.rotations = form;
           o.nTrotter = 3;
           if (table)
             for (unsigned k = 0; k < nEst; ++k)
@@ -70,7 +75,8 @@ void checkAllModes(const ham::QubitHamiltonian &h, unsigned nEst) {
           o.hfEnergy = -1.0;
           SCOPED_TRACE(testing::Message()
                        << h.name << " mode " << int(mode) << " order " << order
-                       << " power " << int(power) << " table " << table);
+                       << " power " << int(power) << " table " << table
+                       << " ops " << (form == qpe::QPEOptions::Rotations::Ops));
           std::string want = printed(h, *p, o);
           ASSERT_FALSE(want.empty());
           EXPECT_EQ(streamed(h, *p, o), want);

@@ -144,7 +144,7 @@ LogicalResult GateTableOp::verify() {
   SmallVector<std::optional<GateInfo>> kinds;
   for (Attribute a : getKinds()) {
     StringRef k = cast<StringAttr>(a).getValue();
-    if (k == kPauliRot) {
+    if (isPauliKind(k)) {
       kinds.push_back(std::nullopt);
       continue;
     }
@@ -219,6 +219,14 @@ void GateTableOp::getEffects(
   if (getParams() && isa<MemRefType>(getParams().getType()))
     effects.emplace_back(MemoryEffects::Read::get(), &getParamsMutable()[0],
                          SideEffects::DefaultResource::get());
+}
+
+int64_t GateTableOp::getNumGates() {
+  int64_t n = 0;
+  ArrayRef<int32_t> r = getRecords();
+  for (size_t pos = 0; pos < r.size(); ++n)
+    pos += kRecordHeader + r[pos + 3] + r[pos + 4];
+  return n;
 }
 
 void GateTableOp::forEachRecord(

@@ -6,6 +6,11 @@
 // applies the phase. Controls only need to reach the RZ: with the control
 // off, B† L† L B is the identity.
 //
+// A gate table's rotations stay records: their kind becomes
+// `pauli_rot_ladder`, and the lowering's table loop executes exactly this
+// sequence per record (QuantumToLLVM.cpp), so decomposing N terms costs
+// one attribute, not ~10 ops per term.
+//
 //===----------------------------------------------------------------------===//
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
@@ -140,6 +145,17 @@ struct DecomposePauliRotPass
   void runOnOperation() override {
     if (keepNative)
       return markAllAnalysesPreserved();
+    getOperation()->walk([](GateTableOp table) {
+      SmallVector<Attribute> kinds(table.getKinds().getValue());
+      bool changed = false;
+      for (Attribute &k : kinds)
+        if (cast<StringAttr>(k).getValue() == GateTableOp::kPauliRot) {
+          k = StringAttr::get(table.getContext(), GateTableOp::kPauliRotLadder);
+          changed = true;
+        }
+      if (changed)
+        table.setKindsAttr(ArrayAttr::get(table.getContext(), kinds));
+    });
     Constants constants;
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposePauliRot>(&getContext(), constants);

@@ -26,6 +26,10 @@ int64_t repeatableGates(Block &body) {
       ++gates;
       continue;
     }
+    if (auto table = dyn_cast<GateTableOp>(op)) {
+      gates += table.getNumGates();
+      continue;
+    }
     if (auto nested = dyn_cast<PowerOp>(op)) {
       int64_t g = repeatableGates(nested.getBody().front());
       if (g < 0)

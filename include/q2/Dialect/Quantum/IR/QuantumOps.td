@@ -154,7 +154,9 @@ def Quantum_GateTableOp : Quantum_Op<"gate_table",
     result `w` is that wire's value after the last gate. One op (and one
     loop over a constant table when lowered) instead of one op and one call
     site per gate, so a long gate sequence costs the compiler a table, not
-    code; `quantum-outline-chunks` makes them.
+    code. `q2-qpe` writes each Trotter step as one table (a record per
+    term, parameters = the step's angle tensor) and `quantum-outline-chunks`
+    makes them of long gate runs.
     ```mlir
     %o:3 = quantum.gate_table %q0, %q1, %q2 params(%p : tensor<1xf64>)
              kinds ["H", "X", "pauli_rot"] words "XZ"
@@ -166,7 +168,12 @@ def Quantum_GateTableOp : Quantum_Op<"gate_table",
     is `H(q0)`, `X(q1) ctrls(q0)`, `pauli_rot "XZ"(%p[0]) q1, q2 ctrls(q0)`.
     A record is `kind, adjoint, param, nT, nC, word` followed by `nT`
     target wires and `nC` control wires: `kind` indexes `kinds` (a gate of
-    `quantum.custom` or `pauli_rot`), `adjoint` is 0 or 1, `param` indexes
+    `quantum.custom`, `pauli_rot`, or `pauli_rot_ladder`: the same
+    rotation, to be executed as its Clifford + RZ decomposition, basis
+    change, CNOT ladder, RZ with the controls, undone in reverse, which
+    is what `quantum-decompose-pauli-rot` makes of `pauli_rot` records:
+    the lowering expands it in the table's loop, so the decomposition
+    costs the compiler nothing per term), `adjoint` is 0 or 1, `param` indexes
     the 1-D f64 `params` or is -1 (gates without a parameter), `word` is the
     offset of the rotation's Pauli word (`nT` letters) in `words` (0 for
     other gates). `params` is a tensor before bufferization and a memref
@@ -195,6 +202,15 @@ def Quantum_GateTableOp : Quantum_Op<"gate_table",
     void forEachRecord(llvm::function_ref<void(const Record &)> fn);
     /// The `kinds` entry for Pauli rotations.
     static constexpr llvm::StringLiteral kPauliRot = "pauli_rot";
+    /// The `kinds` entry for Pauli rotations executed decomposed (basis
+    /// change, CNOT ladder, controlled RZ; docs/dialect.md).
+    static constexpr llvm::StringLiteral kPauliRotLadder = "pauli_rot_ladder";
+    /// Whether `kind` is one of the two Pauli-rotation kinds.
+    static bool isPauliKind(llvm::StringRef kind) {
+      return kind == kPauliRot || kind == kPauliRotLadder;
+    }
+    /// Number of records (gates) in the table.
+    int64_t getNumGates();
   }];
   let hasVerifier = 1;
 }
