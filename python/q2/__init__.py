@@ -657,18 +657,20 @@ _ir_scope = contextvars.ContextVar("q2_ir_output_dir", default=None)
 
 def compile(program_or_fcidump, n_est=None, n_trotter=None, mode=None,
             profile=True, *, ir_dir=None, runtime_lib=None, max_qubits=0,
-            **options):
+            profile_passes=False, timeline_interval_ms=5, **options):
     """Compiles a QPE program through the six stages in this process and
-    loads it. ``program_or_fcidump``: a Hamiltonian file (FCIDUMP, qubit
-    JSON, term lines; the program is built as ``build_program`` builds it,
-    with n_est, n_trotter, mode and the ``program_options()`` among
-    ``options``: order, power, unroll_program, resolution, window,
-    base_time, energy_shift), a ``.mlir`` program file, or program text
-    (a string with a newline or a brace; any other string is a path). The
-    other ``options`` are those of PipelineOptions.def in Python spelling
-    (keep_native_pauli, unroll, power_blocks, opt_level, ...). With
-    ``profile``, the stages are measured as by ``q2-opt --profile-stages``;
-    with ``ir_dir`` the IR after each stage is written there."""
+    loads it: one compile session, as ``q2-opt`` runs it. ``program_or_fcidump``:
+    a Hamiltonian file (FCIDUMP, qubit JSON, term lines; the program is
+    built as ``build_program`` builds it, with n_est, n_trotter, mode and
+    the ``program_options()`` among ``options``: order, power,
+    unroll_program, resolution, window, base_time, energy_shift), a
+    ``.mlir`` program file, or program text (a string with a newline or a
+    brace; any other string is a path). The other ``options`` are those of
+    PipelineOptions.def in Python spelling (keep_native_pauli, unroll,
+    power_blocks, opt_level, ...). With ``profile``, the stages are
+    measured as by ``q2-opt --profile-stages`` (``profile_passes`` as by
+    --profile-passes, the RSS sampled every ``timeline_interval_ms``); with
+    ``ir_dir`` the IR after each stage is written there."""
     names = {name for name, _, _ in _q2.program_options()}
     program = {k: options.pop(k) for k in list(options) if k in names}
     program.update(n_est=n_est, n_trotter=n_trotter, mode=mode)
@@ -684,13 +686,12 @@ def compile(program_or_fcidump, n_est=None, n_trotter=None, mode=None,
                 f"compile: {', '.join(given)} act(s) on a Hamiltonian input "
                 f"(the program is built from it); "
                 f"{'program text' if is_text else repr(path)} is a program")
-        text = src if is_text else _q2.read_text(path)
-    else:
-        text = _q2.build_program(path, program)
+        program = {}
     circuit, report, obj = _q2.compile(
-        text, path or "<string>", bool(profile),
+        src if is_text else "", path or "", bool(profile),
         os.fspath(ir_dir) if ir_dir else "", runtime_lib or _runtime_lib(),
-        int(max_qubits), options)
+        int(max_qubits), options, program, bool(profile_passes),
+        int(timeline_interval_ms))
     result = CompileResult(circuit, report, obj)
     result.ir_dir = os.fspath(ir_dir) if ir_dir else None
     return result

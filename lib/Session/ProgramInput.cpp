@@ -1,12 +1,15 @@
-//===- Embed.cpp - Entry points for embedders (the Python module) ---------===//
+//===- ProgramInput.cpp - What a compile session reads --------------------===//
 //
-// buildProgramText: q2-qpe's Hamiltonian -> stage-0 program as a function
-// (q2::qpe::planProgram plans the request, as for q2-qpe).
-// analyzeIRStages: the report's `ir` of every file of an --ir-dir directory.
+// What an input is (MLIR, an object, a Hamiltonian, or none of them); the
+// stage-0 program of a Hamiltonian, planned by q2::qpe::planProgram and
+// written as q2-qpe writes it; the report's `ir` of every file of an
+// --ir-dir directory.
 //
 //===----------------------------------------------------------------------===//
-#include "q2/Driver/Driver.h"
+#include "q2/Session/ProgramInput.h"
+
 #include "q2/Hamiltonian/Hamiltonian.h"
+#include "q2/Pipeline/Pipeline.h"
 #include "q2/Profiling/MLIR/IRMetrics.h"
 #include "q2/QPE/ProgramPlan.h"
 #include "q2/QPE/QPEProgram.h"
@@ -15,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
@@ -25,10 +29,89 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace q2;
+using namespace q2::session;
 namespace ham = q2::hamiltonian;
 
+namespace {
+
+/// The first line that is not blank and not an OpenFermion comment ("# ..."
+/// with a blank after '#', or a "#key: value" directive; an MLIR alias is
+/// "#map = ...").
+llvm::StringRef firstContentLine(llvm::StringRef text) {
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    llvm::StringRef t = line.trim();
+    if (t.empty())
+      continue;
+    if (t == "#" || (t.starts_with("#") && llvm::isSpace(t[1])))
+      continue;
+    // "#n_qubits: 4": a term file's directive ("#map = ..." is MLIR's).
+    if (t.starts_with("#") &&
+        t.drop_front()
+            .drop_while([](char c) { return llvm::isAlnum(c) || c == '_'; })
+            .ltrim()
+            .starts_with(":"))
+      continue;
+    return t;
+  }
+  return "";
+}
+
+/// Whether `t` (a first line) starts as MLIR can: a comment, a quoted
+/// (generic) op, an alias, a value or block name, `module`, or a dialect op
+/// name such as func.func.
+bool startsLikeMLIR(llvm::StringRef t) {
+  if (t.starts_with("//") || t.starts_with("\"") || t.starts_with("#") ||
+      t.starts_with("!") || t.starts_with("%") || t.starts_with("^"))
+    return true;
+  llvm::StringRef word =
+      t.take_while([](char c) { return llvm::isAlnum(c) || c == '_' || c == '.' || c == '$'; });
+  return word == "module" || (word.contains('.') && llvm::isAlpha(word[0]));
+}
+
+} // namespace
+
+InputKind q2::session::classifyInput(llvm::StringRef path,
+                                            llvm::StringRef contents) {
+  if (contents.starts_with("\x7f" "ELF"))
+    return InputKind::Object;
+  // A .mlir file is MLIR, broken or not: the parser says where.
+  if (llvm::sys::path::extension(path) == ".mlir")
+    return InputKind::MLIR;
+  llvm::StringRef t = firstContentLine(contents);
+  if (t.starts_with("&") || t.starts_with("$"))
+    return InputKind::FCIDump;
+  if (t.starts_with("{") || t.starts_with("["))
+    return InputKind::HamiltonianJSON;
+  // A term line: "-0.045 X0 X1 Y2 Y3" or "(-0.045+0j) [X0 X1 Y2 Y3]".
+  if (!t.empty() && (llvm::isDigit(t[0]) || t[0] == '-' || t[0] == '+' ||
+                     t[0] == '.' || t[0] == '('))
+    return InputKind::OpenFermion;
+  // Nothing but OpenFermion comments is an (empty) term file.
+  if (t.empty() && contents.ltrim().starts_with("#"))
+    return InputKind::OpenFermion;
+  if (t.empty() || startsLikeMLIR(t))
+    return InputKind::MLIR;
+  return InputKind::Unknown;
+}
+
+bool q2::session::isHamiltonian(InputKind k) {
+  return k == InputKind::FCIDump || k == InputKind::HamiltonianJSON ||
+         k == InputKind::OpenFermion;
+}
+
+llvm::Error q2::session::unknownInputError(llvm::StringRef path) {
+  return llvm::createStringError(
+      "'" + path +
+      "' is neither MLIR nor a known Hamiltonian format; q2-opt reads MLIR "
+      "(a q2-qpe program, or any .mlir file), FCIDUMP ('&FCI ...'), "
+      "qubit-Hamiltonian JSON ('{...}'), OpenFermion term lines "
+      "('-0.045 X0 X1 Y2 Y3') and objects it wrote (ELF)");
+}
+
 llvm::Expected<std::string>
-q2::driver::buildProgramText(llvm::StringRef path, const ProgramSpec &spec) {
+q2::session::buildProgramText(llvm::StringRef path, const qpe::ProgramRequest &spec) {
   auto h = ham::loadHamiltonian(path);
   if (!h)
     return h.takeError();
@@ -36,8 +119,8 @@ q2::driver::buildProgramText(llvm::StringRef path, const ProgramSpec &spec) {
 }
 
 llvm::Expected<std::string>
-q2::driver::buildProgramText(const ham::QubitHamiltonian &h,
-                             const ProgramSpec &spec) {
+q2::session::buildProgramText(const ham::QubitHamiltonian &h,
+                             const qpe::ProgramRequest &spec) {
   // Every option of the request (window, base time and shift included),
   // planned exactly as q2-qpe plans it.
   auto plan = qpe::planProgram(h, spec);
@@ -53,8 +136,8 @@ q2::driver::buildProgramText(const ham::QubitHamiltonian &h,
   return text;
 }
 
-llvm::Expected<std::vector<driver::StageIR>>
-q2::driver::analyzeIRStages(llvm::StringRef dir,
+llvm::Expected<std::vector<StageIR>>
+q2::session::analyzeIRStages(llvm::StringRef dir,
                             mlir::DialectRegistry &registry) {
   if (!llvm::sys::fs::is_directory(dir))
     return llvm::createStringError(
