@@ -92,8 +92,11 @@ CompileSession::CompileSession(SessionOptions o, DialectRegistry &registry,
 
 CompileSession::~CompileSession() {
   // The module and the products go before the context that owns them.
+  // (The LLVM module before its context: assigning a fresh CompileResult
+  // would free the context first.)
+  compiled.llvmModule.reset();
+  compiled.llvmContext.reset();
   mod = nullptr;
-  compiled = pipeline::CompileResult();
   if (prof)
     prof->stopTimeline();
 }

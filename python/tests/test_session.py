@@ -52,10 +52,15 @@ def _same_structure(cli, py):
     assert [s["name"] for s in pb["stages"]] == \
         [s["name"] for s in cb["stages"]]
     for s, c in zip(pb["stages"], cb["stages"]):
-        assert _keys(s) == _keys(c), s["name"]
-        if "ir" in c:
-            for k in ("bytes", "lines", "ops"):
-                assert s["ir"][k] == c["ir"][k], (s["name"], k)
+        # The one deliberate difference: how a peak is measured. q2-opt
+        # resets the kernel's VmHWM per stage; in the interpreter's process
+        # it is not ours to reset, the peak is sampled, and the stage says
+        # so (peak_source, peak_reset_error).
+        how = {"peak_reset_error"}
+        assert set(s) - how == set(c) - how, s["name"]
+        assert s["peak_source"] == "sampled" and "peak_reset_error" in s
+        # The IR after each stage: bytes, lines, ops, the op histogram.
+        assert s.get("ir") == c.get("ir"), s["name"]
     assert "timeline" in cb
     assert _keys(pb["timeline"]) == _keys(cb["timeline"])
     assert pb["timeline"]["samples"] and cb["timeline"]["samples"]
