@@ -122,7 +122,7 @@ TEST(DriverCache, HitMissAndCorruptEntries) {
   EXPECT_EQ(c.status(), "corrupt");
 }
 
-TEST(DriverPhaseC, CoefficientFilesAreCheckedNotTrusted) {
+TEST(DriverExecute, CoefficientFilesAreCheckedNotTrusted) {
   TempDir d;
   auto read = [&](llvm::StringRef contents, unsigned n) {
     std::string f = d.file("c.json");
@@ -149,7 +149,7 @@ TEST(DriverPhaseC, CoefficientFilesAreCheckedNotTrusted) {
   EXPECT_NE(msg.find("sets[0]: missing \"coeffs\""), std::string::npos) << msg;
 }
 
-TEST(DriverPhaseC, OversizedProgramsAreRefusedBeforeAllocating) {
+TEST(DriverExecute, OversizedProgramsAreRefusedBeforeAllocating) {
   // Regression: n_est 32 allocated the 2^32-double result before any limit
   // was checked ("LLVM ERROR: out of memory").
   qpe::QPEMetadata md;
