@@ -53,30 +53,12 @@ setsToRun(const qpe::QPEMetadata &md, llvm::StringRef coeffsPath,
   return readCoeffSets(coeffsPath, md.nTerms);
 }
 
-/// The session's part of the options.
-session::SessionOptions sessionOptions(const DriverOptions &o) {
-  session::SessionOptions so;
-  so.pipeline = o.pipeline;
-  so.last = o.last;
-  so.profile = o.profile;
-  so.profilePasses = o.profilePasses;
-  so.timelineIntervalMs = o.timelineIntervalMs;
-  so.timelineBackend = o.timelineBackend;
-  so.irDir = o.irDir;
-  so.keep = o.keep;
-  so.mlirCommandLine = o.mlirCommandLine;
-  so.program = o.program;
-  so.runtimeLib = o.runtimeLib;
-  so.maxQubits = o.maxQubits;
-  return so;
-}
-
 /// One driver run: a compile session and what q2-opt does around it.
 class DriverRun {
 public:
   DriverRun(const DriverOptions &o, DialectRegistry &registry)
       : o(o), os(o.out ? *o.out : llvm::outs()),
-        session(sessionOptions(o), registry,
+        session(o, registry,
                 [](llvm::StringRef line, bool) { llvm::errs() << line << "\n"; }) {}
 
   int run();

@@ -21,7 +21,7 @@
 #include "q2/Profiling/Timeline.h"
 #include "q2/QPE/ProgramRequest.h"
 #include "q2/QPE/QPEMetadata.h"
-#include "q2/Session/StageHooks.h"
+#include "q2/Session/CompileSession.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -40,27 +40,21 @@ namespace q2::driver {
 enum class Emit { Default, MLIR, LLVM, Obj };
 using Keep = session::Keep;
 
-/// One run of the QPE driver. Filled from the command line by
-/// optionsFromCommandLine(), or directly by embedders.
-struct DriverOptions {
+/// One run of the QPE driver: what its compile session takes (the
+/// pipeline, the stage to stop after, profiling, --ir-dir, the program
+/// request of a Hamiltonian input, the runtime and its limit; declared once,
+/// in session::SessionOptions) and what q2-opt does around it. Filled from
+/// the command line by optionsFromCommandLine(), or directly by embedders.
+struct DriverOptions : session::SessionOptions {
   std::string input = "-";
   std::string output = "-";
   bool outputGiven = false; ///< -o was given (profiling runs print no object)
-  pipeline::PipelineOptions pipeline;
-  pipeline::Stage last = pipeline::Stage::ObjectCode;
   bool lastGiven = false; ///< --stop-after-stage was given
   Emit emit = Emit::Default;
-  /// Profiling: per-stage (and with profilePasses per-pass) measurements.
-  bool profile = false;
-  bool profilePasses = false;
   std::string reportPath, tracePath;
-  int timelineIntervalMs = 100;
-  profiling::TimelineSampler::Options::Backend timelineBackend =
-      profiling::TimelineSampler::Options::Backend::Auto;
   /// Phase C: calls per coefficient set (0 = do not run).
   int runs = 0;
   std::string coeffsPath;
-  int64_t maxQubits = 0; ///< runtime register limit; 0 = its default
   /// A program above the limit compiles and skips Phase C (recorded in the
   /// report) instead of failing: set when the runs are only implied by
   /// profiling (no --run, --coeffs, --threads, --runtime-lib).
@@ -68,14 +62,9 @@ struct DriverOptions {
   int threads = 0;       ///< runtime kernel threads; 0 = all cores
   bool quiet = false;    ///< no Phase C progress line on stderr
   double progressAfterS = 2.0; ///< seconds into a call before progress shows
-  std::string runtimeLib;
   std::string cacheDir;
-  std::string irDir;
-  Keep keep = Keep::Stage;
-  /// Phase A, for a Hamiltonian input (FCIDUMP, qubit JSON, OpenFermion
-  /// terms): what to build, with q2-qpe's defaults. `programFlag` names the
-  /// first Phase A flag given (--n-est, ...), refused for other inputs.
-  qpe::ProgramRequest program;
+  /// The first Phase A flag given (--n-est, ...), refused for inputs that
+  /// are not a Hamiltonian.
   std::string programFlag;
   /// The first flag given that acts on compilation only (--emit, -O2, ...),
   /// refused for an object input; and whether --run was given (an object
@@ -83,10 +72,6 @@ struct DriverOptions {
   /// library reads no global option state.
   std::string compileFlag;
   bool runGiven = false;
-  /// Apply MLIR's pass-manager command-line options (--mlir-timing, ...)
-  /// to every stage; set for command lines, off for embedders that never
-  /// registered those options.
-  bool mlirCommandLine = false;
   /// Where the table and Phase C lines go (null: stdout).
   llvm::raw_ostream *out = nullptr;
 };
