@@ -51,11 +51,11 @@ q2::jit::skippedRun(const qpe::QPEMetadata &md, int64_t maxQubits) {
   r.skipped = true;
   r.reason = llvm::toString(std::move(why));
   r.qubits = md.numQubits();
-  r.limit = maxQubits > 0 ? maxQubits : int64_t(runtime::limits::defaultMaxQubits());
+  r.limit =
+      maxQubits > 0 ? maxQubits : int64_t(runtime::limits::defaultMaxQubits());
   r.bytesNeeded = std::ldexp(16.0, int(md.numQubits())); // exact: 2^(n+4)
   return r;
 }
-
 
 //===----------------------------------------------------------------------===//
 // Circuit
@@ -101,7 +101,9 @@ std::vector<profiling::BlockRecord> Circuit::blockStats() const {
     r.numGates = b.num_gates;
     r.numOps = b.num_ops;
     r.occurrences = b.occurrences;
-    r.method = b.method == 2 ? "dense" : b.method == 1 ? "slice_replay" : "replay";
+    r.method = b.method == 2   ? "dense"
+               : b.method == 1 ? "slice_replay"
+                               : "replay";
     r.reused = b.reused;
     r.seconds = b.seconds;
     r.products = b.products;
@@ -141,7 +143,7 @@ Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
           llvm::Twine("the object has no '") + qpe::kShapeSymbol +
           "' (compiled by an older q2-opt: recompile the program)");
     int64_t shape[2] = {-1, -1};
-    reinterpret_cast<void (*)(int64_t *)>(*shapeFn)(shape);
+    reinterpret_cast<void (*)(int64_t *)> (*shapeFn)(shape);
     int64_t outcomes = int64_t(uint64_t(1) << std::min(md.nEst, 62u));
     if (shape[0] != int64_t(md.numCoeffArgs()) || shape[1] != outcomes)
       return llvm::createStringError(llvm::formatv(

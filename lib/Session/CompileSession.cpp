@@ -207,8 +207,7 @@ CompileSession::buildProgram(llvm::StringRef contents, llvm::StringRef path,
   return program;
 }
 
-llvm::Error
-CompileSession::parse(std::unique_ptr<llvm::MemoryBuffer> program) {
+llvm::Error CompileSession::parse(std::unique_ptr<llvm::MemoryBuffer> program) {
   std::string name = program->getBufferIdentifier().str();
   llvm::SourceMgr &sm = impl->sourceMgr;
   unsigned id = sm.AddNewSourceBuffer(std::move(program), llvm::SMLoc());
@@ -226,8 +225,8 @@ CompileSession::parse(std::unique_ptr<llvm::MemoryBuffer> program) {
         rec->ir = prof::measureIRFromText(*mod, text, irCache->options());
   }
   if (!mod) // the parser reported where
-    return llvm::createStringError(
-        firstErr.empty() ? name + ": cannot parse" : firstErr);
+    return llvm::createStringError(firstErr.empty() ? name + ": cannot parse"
+                                                    : firstErr);
   auto read = qpe::readQPEMetadata(*mod);
   if (!read) {
     (*mod)->emitError(llvm::toString(read.takeError()));
@@ -288,9 +287,10 @@ void CompileSession::finish(bool failed, bool buildReport,
   rep.lifetimePeakRSS = rep.phaseB.lifetimePeakRSS;
 }
 
-llvm::Expected<CompiledProgram>
-CompileSession::run(const ProgramSource &source, const SessionOptions &opts,
-                    DialectRegistry &registry, bool loadCircuit) {
+llvm::Expected<CompiledProgram> CompileSession::run(const ProgramSource &source,
+                                                    const SessionOptions &opts,
+                                                    DialectRegistry &registry,
+                                                    bool loadCircuit) {
   CompileSession s(opts, registry);
   // The error keeps its code (a missing file stays ENOENT) and gains the
   // diagnostics collected.

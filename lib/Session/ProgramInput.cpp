@@ -65,16 +65,18 @@ bool startsLikeMLIR(llvm::StringRef t) {
   if (t.starts_with("//") || t.starts_with("\"") || t.starts_with("#") ||
       t.starts_with("!") || t.starts_with("%") || t.starts_with("^"))
     return true;
-  llvm::StringRef word =
-      t.take_while([](char c) { return llvm::isAlnum(c) || c == '_' || c == '.' || c == '$'; });
+  llvm::StringRef word = t.take_while([](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '.' || c == '$';
+  });
   return word == "module" || (word.contains('.') && llvm::isAlpha(word[0]));
 }
 
 } // namespace
 
 InputKind q2::session::classifyInput(llvm::StringRef path,
-                                            llvm::StringRef contents) {
-  if (contents.starts_with("\x7f" "ELF"))
+                                     llvm::StringRef contents) {
+  if (contents.starts_with("\x7f"
+                           "ELF"))
     return InputKind::Object;
   // A .mlir file is MLIR, broken or not: the parser says where.
   if (llvm::sys::path::extension(path) == ".mlir")
@@ -111,7 +113,8 @@ llvm::Error q2::session::unknownInputError(llvm::StringRef path) {
 }
 
 llvm::Expected<std::string>
-q2::session::buildProgramText(llvm::StringRef path, const qpe::ProgramRequest &spec) {
+q2::session::buildProgramText(llvm::StringRef path,
+                              const qpe::ProgramRequest &spec) {
   auto h = ham::loadHamiltonian(path);
   if (!h)
     return h.takeError();
@@ -120,7 +123,7 @@ q2::session::buildProgramText(llvm::StringRef path, const qpe::ProgramRequest &s
 
 llvm::Expected<std::string>
 q2::session::buildProgramText(const ham::QubitHamiltonian &h,
-                             const qpe::ProgramRequest &spec) {
+                              const qpe::ProgramRequest &spec) {
   // Every option of the request (window, base time and shift included),
   // planned exactly as q2-qpe plans it.
   auto plan = qpe::planProgram(h, spec);
@@ -138,7 +141,7 @@ q2::session::buildProgramText(const ham::QubitHamiltonian &h,
 
 llvm::Expected<std::vector<StageIR>>
 q2::session::analyzeIRStages(llvm::StringRef dir,
-                            mlir::DialectRegistry &registry) {
+                             mlir::DialectRegistry &registry) {
   if (!llvm::sys::fs::is_directory(dir))
     return llvm::createStringError(
         std::make_error_code(std::errc::no_such_file_or_directory),

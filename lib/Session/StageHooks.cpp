@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "q2/Session/StageHooks.h"
 
-#include "q2/Profiling/MLIR/Instrumentation.h"
 #include "q2/Profiling/MLIR/IRMetrics.h"
+#include "q2/Profiling/MLIR/Instrumentation.h"
 #include "q2/Profiling/Session.h"
 #include "q2/Support/FileIO.h"
 
@@ -32,8 +32,8 @@ struct TrackPass : PassInstrumentation {
   WhereAmI &where;
   explicit TrackPass(WhereAmI &where) : where(where) {}
   void runBeforePass(Pass *p, Operation *) override {
-    where.pass = p->getArgument().empty() ? p->getName().str()
-                                          : p->getArgument().str();
+    where.pass =
+        p->getArgument().empty() ? p->getName().str() : p->getArgument().str();
   }
 };
 
@@ -55,8 +55,8 @@ struct DumpAfterPass : PassInstrumentation {
     if (p->getArgument().empty() || !error.empty())
       return;
     ++count;
-    std::string name = llvm::formatv("{0}{1}_{2}", count < 10 ? "0" : "",
-                                     count, p->getArgument());
+    std::string name = llvm::formatv("{0}{1}_{2}", count < 10 ? "0" : "", count,
+                                     p->getArgument());
     if (auto sym =
             op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
       name += "_" + sym.getValue().str();
@@ -101,10 +101,10 @@ void StageHooks::configure(Stage s, PassManager &pm) {
   }
   if (opts.keep == Keep::Pass && !opts.irDir.empty()) {
     llvm::SmallString<256> dir(opts.irDir);
-    llvm::sys::path::append(dir, llvm::formatv("{0}_{1}",
-                                               pipeline::stageIndex(s),
-                                               pipeline::stageName(s))
-                                     .str());
+    llvm::sys::path::append(dir,
+                            llvm::formatv("{0}_{1}", pipeline::stageIndex(s),
+                                          pipeline::stageName(s))
+                                .str());
     if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
       cliError = "cannot create '" + std::string(dir) + "': " + ec.message();
       return;
@@ -131,8 +131,8 @@ void StageHooks::beforeStage(Stage s) {
   where.pass = "(stage setup)";
   dumpError.clear();
   if (profiler)
-    stage = std::make_unique<prof::ScopedStage>(*profiler,
-                                                pipeline::stageName(s));
+    stage =
+        std::make_unique<prof::ScopedStage>(*profiler, pipeline::stageName(s));
 }
 
 void StageHooks::step(const pipeline::StepEvent &e) {
@@ -140,8 +140,8 @@ void StageHooks::step(const pipeline::StepEvent &e) {
   if (!profiler)
     return;
   if (e.begin) {
-    profiler->beginPass(this, {e.name.str(), e.name.str(), "", "", false,
-                               false});
+    profiler->beginPass(this,
+                        {e.name.str(), e.name.str(), "", "", false, false});
     return;
   }
   int64_t idx = profiler->endPass(this);
@@ -212,4 +212,3 @@ llvm::Error StageHooks::measureAndWrite(const pipeline::StageOutput &out) {
     return llvm::Error::success();
   });
 }
-

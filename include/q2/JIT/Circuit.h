@@ -31,8 +31,8 @@ class QPEExecutable;
 llvm::Error checkRunnable(const qpe::QPEMetadata &md, int64_t maxQubits);
 /// For a valid program whose register is above the limit: the phase_c
 /// record of a skipped run (checkRunnable's message as the reason).
-std::optional<profiling::PhaseCRecord>
-skippedRun(const qpe::QPEMetadata &md, int64_t maxQubits);
+std::optional<profiling::PhaseCRecord> skippedRun(const qpe::QPEMetadata &md,
+                                                  int64_t maxQubits);
 
 /// A loaded program that can be called many times. Not thread-safe.
 class Circuit {
@@ -76,9 +76,9 @@ private:
   std::unique_ptr<QPEExecutable> exe;
   struct RuntimeControl;
   std::unique_ptr<RuntimeControl> rt;
-  int64_t maxQubits = 0;   // this circuit's limit (0: the default)
-  int threadsWanted = 0;   // as given to setThreads
-  int threadsInUse = 0;    // what the runtime made of it
+  int64_t maxQubits = 0; // this circuit's limit (0: the default)
+  int threadsWanted = 0; // as given to setThreads
+  int threadsInUse = 0;  // what the runtime made of it
 };
 
 } // namespace q2::jit

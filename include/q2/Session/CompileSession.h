@@ -97,7 +97,7 @@ struct CompiledProgram {
   qpe::QPEMetadata metadata;
   llvm::SmallVector<char, 0> object;
   std::optional<profiling::ProfileReport> report; ///< when profiled
-  std::unique_ptr<jit::Circuit> circuit;           ///< when loaded
+  std::unique_ptr<jit::Circuit> circuit;          ///< when loaded
 };
 
 /// A diagnostic as the session formats it ("file:line:col: error: [stage /
@@ -119,9 +119,8 @@ public:
   /// Phase A: the stage-0 program of the Hamiltonian in `contents` (of
   /// kind `kind`), measured as the stages "Hamiltonian" and "Program" (the
   /// report's phase_a).
-  llvm::Expected<std::string> buildProgram(llvm::StringRef contents,
-                                           llvm::StringRef path,
-                                           InputKind kind);
+  llvm::Expected<std::string>
+  buildProgram(llvm::StringRef contents, llvm::StringRef path, InputKind kind);
   /// Parses the program (stage "Input"), reads its metadata (the report's
   /// parameters) and, with an IR directory, writes 0_Input.mlir. A failure
   /// was reported as a diagnostic; the error repeats it.
@@ -143,9 +142,10 @@ public:
 
   /// All of the above for one program: start, Phase A (a Hamiltonian
   /// file), parse, compile, finish and, with `loadCircuit`, load.
-  static llvm::Expected<CompiledProgram>
-  run(const ProgramSource &source, const SessionOptions &opts,
-      mlir::DialectRegistry &registry, bool loadCircuit = true);
+  static llvm::Expected<CompiledProgram> run(const ProgramSource &source,
+                                             const SessionOptions &opts,
+                                             mlir::DialectRegistry &registry,
+                                             bool loadCircuit = true);
 
   const SessionOptions &options() const { return opts; }
   mlir::MLIRContext &context();

@@ -45,8 +45,8 @@ llvm::Error unknownInputError(llvm::StringRef path);
 
 /// The stage-0 program (MLIR text, as `q2-qpe FILE ... -o -` prints it) for
 /// the Hamiltonian in `path` (FCIDUMP, qubit JSON or term lines).
-llvm::Expected<std::string> buildProgramText(llvm::StringRef path,
-                                             const qpe::ProgramRequest &request);
+llvm::Expected<std::string>
+buildProgramText(llvm::StringRef path, const qpe::ProgramRequest &request);
 /// The same for a Hamiltonian already loaded (a session measures the load
 /// and the build apart).
 llvm::Expected<std::string>

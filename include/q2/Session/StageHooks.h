@@ -1,4 +1,4 @@
-//===- StageHooks.h - What a compile session attaches to the stages -*- C++ -*-===//
+//===- StageHooks.h - A compile session's hooks on the stages ---*- C++ -*-===//
 //
 // The one set of CompileHooks of a compile session: the profiler (stage and
 // pass records, --profile-passes IR metrics), MLIR's pass-manager command

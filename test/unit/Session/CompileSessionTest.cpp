@@ -49,8 +49,8 @@ SessionOptions profiled() {
 // the report has the start snapshot and every option q2-opt records, and
 // the loaded circuit runs.
 TEST(CompileSession, HamiltonianFileToLoadedCircuit) {
-  auto prog = CompileSession::run(ProgramSource::fromFile(h2Path()),
-                                  profiled(), registry());
+  auto prog = CompileSession::run(ProgramSource::fromFile(h2Path()), profiled(),
+                                  registry());
   ASSERT_TRUE(bool(prog)) << errorText(prog.takeError());
   ASSERT_TRUE(prog->report.has_value());
   const profiling::ProfileReport &r = *prog->report;
@@ -60,17 +60,16 @@ TEST(CompileSession, HamiltonianFileToLoadedCircuit) {
   std::vector<std::string> names;
   for (const auto &s : r.phaseB.stages)
     names.push_back(s.name);
-  std::vector<std::string> want = {"Hamiltonian",   "Program",
-                                   "Input",         "HLOLowering",
-                                   "QuantumLowering", "Bufferization",
-                                   "LLVMDialect",   "LLVMIR",
-                                   "ObjectCode"};
+  std::vector<std::string> want = {
+      "Hamiltonian", "Program",         "Input",
+      "HLOLowering", "QuantumLowering", "Bufferization",
+      "LLVMDialect", "LLVMIR",          "ObjectCode"};
   EXPECT_EQ(names, want);
   ASSERT_FALSE(r.phaseB.snapshots.empty());
   EXPECT_EQ(r.phaseB.snapshots.front().label, "start");
   EXPECT_TRUE(r.phaseB.timeline.has_value());
-  for (const char *k : {"profile_passes", "timeline_interval_ms",
-                        "last_stage", "opt-level"})
+  for (const char *k :
+       {"profile_passes", "timeline_interval_ms", "last_stage", "opt-level"})
     EXPECT_TRUE(r.options.count(k)) << k;
   EXPECT_EQ(r.input, h2Path());
   ASSERT_TRUE(r.parameters.has_value());
@@ -104,7 +103,9 @@ TEST(CompileSession, TextWithIRDirAndNoProfile) {
 TEST(CompileSession, RefusesWhatItCannotCompile) {
   TempDir dir;
   std::string obj = dir.file("x.o");
-  q2::test::put(obj, std::string("\x7f" "ELF\x02\x01\x01", 7));
+  q2::test::put(obj, std::string("\x7f"
+                                 "ELF\x02\x01\x01",
+                                 7));
   auto r = CompileSession::run(ProgramSource::fromFile(obj), SessionOptions(),
                                registry());
   std::error_code ec;
