@@ -1,12 +1,13 @@
 // libFuzzer target: MLIR text with quantum.gate_table and quantum.power
 // (seeds: the lit tests using them) through parse, verify and the six
 // compilation stages; a program with qpe.metadata is compiled the way
-// q2.compile(text) does it (driver::compileProgram) and, if that succeeds,
-// loaded (driver::Circuit::load, at most 10 qubits) and called once with its
+// q2.compile(text) does it (session::CompileSession::run) and, if that succeeds,
+// loaded (jit::Circuit::load, at most 10 qubits) and called once with its
 // default coefficients. Programs with scf loops are compiled, not run (a
 // mutated bound would only make the run slow). The LLVM optimization level
 // (0-3) is picked from the text's hash, so every level sees inputs.
-#include "q2/Driver/Driver.h"
+#include "q2/JIT/Circuit.h"
+#include "q2/Session/CompileSession.h"
 #include "q2/InitQ2.h"
 #include "q2/Pipeline/Pipeline.h"
 #include "q2/QPE/QPEMetadata.h"
@@ -61,16 +62,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   if (llvm::StringRef(text).contains("qpe.metadata")) {
     // q2.compile(text): compile, load, call.
-    auto prog = q2::driver::compileProgram(text, "fuzz.mlir", opts,
-                                           /*profile=*/false, registry());
+    q2::session::SessionOptions so;
+    so.pipeline = opts;
+    auto prog = q2::session::CompileSession::run(
+        q2::session::ProgramSource::fromText(text, "fuzz.mlir"), so,
+        registry(), /*loadCircuit=*/false);
     if (!prog) {
       llvm::consumeError(prog.takeError());
       return 0;
     }
     if (llvm::StringRef(text).contains("scf."))
       return 0;
-    auto circuit = q2::driver::Circuit::load(prog->object, prog->metadata, "",
-                                             /*maxQubits=*/10);
+    auto circuit = q2::jit::Circuit::load(prog->object, prog->metadata, "",
+                                          /*maxQubits=*/10);
     if (!circuit) {
       llvm::consumeError(circuit.takeError());
       return 0;

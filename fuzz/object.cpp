@@ -1,6 +1,6 @@
 // libFuzzer target: a saved object through the path `q2-opt --run obj.o`
 // takes (qpe::readObjectMetadata: object parse, digest, .q2.qpe and
-// .q2.qpe.io; then driver::Circuit::load: digest again, JIT link,
+// .q2.qpe.io; then jit::Circuit::load: digest again, JIT link,
 // __q2_qpe_shape; then one call with the default coefficients, limited to
 // 12 qubits). Two kinds of input:
 //
@@ -18,7 +18,7 @@
 // The seed objects are compiled by q2-opt (how: docs/reliability.md); after a
 // change of the object format they must be compiled again, which the target
 // says at start-up.
-#include "q2/Driver/Driver.h"
+#include "q2/JIT/Circuit.h"
 #include "q2/QPE/QPEMetadata.h"
 #include "q2/Support/ObjectDigest.h"
 
@@ -56,7 +56,7 @@ void runObject(llvm::ArrayRef<char> object) {
     llvm::consumeError(md.takeError());
     return;
   }
-  auto circuit = q2::driver::Circuit::load(object, *md, "", /*maxQubits=*/12,
+  auto circuit = q2::jit::Circuit::load(object, *md, "", /*maxQubits=*/12,
                                            /*digestChecked=*/true);
   if (!circuit) {
     llvm::consumeError(circuit.takeError());
@@ -120,7 +120,7 @@ std::vector<Template> loadTemplates() {
     if (!md)
       die(llvm::toString(md.takeError()) +
           " (compile the seed objects again: docs/reliability.md)");
-    auto c = q2::driver::Circuit::load(t.bytes, *md, "", 12);
+    auto c = q2::jit::Circuit::load(t.bytes, *md, "", 12);
     if (!c)
       die(f + ": " + llvm::toString(c.takeError()));
     out.push_back(std::move(t));

@@ -2,14 +2,15 @@
 //
 // bench-call-loop PROGRAM.mlir [--calls N] [--runtime-lib PATH]
 //
-// Compiles a q2-qpe program once (driver::compileProgram), loads it
-// (driver::Circuit) and calls it N times (default 1000) with its default
+// Compiles a q2-qpe program once (a compile session), loads it
+// (jit::Circuit) and calls it N times (default 1000) with its default
 // coefficients. Prints the median time per call and the RSS after call 10
 // and after the last call: the per-call path must not allocate anything that
 // grows with the number of calls (they must stay within 1 MB).
 //
 //===----------------------------------------------------------------------===//
-#include "q2/Driver/Driver.h"
+#include "q2/JIT/Circuit.h"
+#include "q2/Session/CompileSession.h"
 #include "q2/InitQ2.h"
 #include "q2/Profiling/Memory.h"
 #include "q2/Profiling/Timing.h"
@@ -49,14 +50,16 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registerQ2Dialects(registry);
   registerQ2Passes();
-  auto prog = driver::compileProgram((*text)->getBuffer(), program,
-                                     pipeline::PipelineOptions(),
-                                     /*profile=*/false, registry);
+  session::SessionOptions so;
+  so.runtimeLib = runtime;
+  auto prog = session::CompileSession::run(
+      session::ProgramSource::fromText((*text)->getBuffer().str(), program), so,
+      registry, /*loadCircuit=*/false);
   if (!prog) {
     llvm::errs() << llvm::toString(prog.takeError()) << "\n";
     return 1;
   }
-  auto circuit = driver::Circuit::load(prog->object, prog->metadata, runtime);
+  auto circuit = jit::Circuit::load(prog->object, prog->metadata, runtime);
   if (!circuit) {
     llvm::errs() << llvm::toString(circuit.takeError()) << "\n";
     return 1;

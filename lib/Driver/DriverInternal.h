@@ -4,6 +4,7 @@
 
 #include "q2/Driver/Driver.h"
 #include "q2/Profiling/Session.h"
+#include "q2/Session/ProgramInput.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -25,33 +26,10 @@ void organizeHelp();
 /// is an object file, and an object with nothing to do.
 llvm::Error checkObjectInputFlags(const DriverOptions &opts);
 
-/// What an input file is. A .mlir file is MLIR; otherwise the contents
-/// decide: ELF, an FCIDUMP namelist, JSON, term lines, or text that starts
-/// as MLIR does; anything else is Unknown.
-enum class InputKind {
-  MLIR,
-  Object,
-  FCIDump,
-  HamiltonianJSON,
-  OpenFermion,
-  Unknown
-};
-InputKind classifyInput(llvm::StringRef path, llvm::StringRef contents);
-bool isHamiltonian(InputKind k);
-/// "'x' is neither MLIR nor a known Hamiltonian format; q2-opt reads ...".
-llvm::Error unknownInputError(llvm::StringRef path);
-
-/// Phase A of a Hamiltonian input: the stage-0 program text, built as
-/// q2-qpe builds it; with a session, the stages "Hamiltonian" and "Program"
-/// are measured. `rec` gets the summary.
-llvm::Expected<std::string> runPhaseA(llvm::StringRef contents,
-                                      llvm::StringRef path, InputKind kind,
-                                      const qpe::ProgramRequest &request,
-                                      profiling::ProfilingSession *session,
-                                      profiling::PhaseARecord &rec);
-/// The line printed before the stage table.
-std::string formatPhaseA(llvm::StringRef path,
-                         const profiling::PhaseARecord &rec);
+/// The line printed before the stage table for a Hamiltonian input
+/// ("Phase A: ...").
+std::string formatHamiltonianSummary(llvm::StringRef path,
+                                     const profiling::PhaseARecord &rec);
 
 /// The compile cache (--cache-dir). An entry holds the object, the full key
 /// it was made for and the object's checksum; a lookup checks all three, so
@@ -89,27 +67,19 @@ struct CoeffSet {
 llvm::Expected<std::vector<CoeffSet>> readCoeffSets(llvm::StringRef path,
                                                     unsigned nTerms);
 
-/// Refuses a program whose register or result cannot be allocated, before
-/// anything is (names the sizes and the limit).
-llvm::Error checkRunnable(const qpe::QPEMetadata &md, int64_t maxQubits);
-/// For a valid program whose register is above the limit: the phase_c
-/// record of a skipped Phase C (checkRunnable's message as the reason).
-std::optional<profiling::PhaseCRecord>
-skippedPhaseC(const qpe::QPEMetadata &md, int64_t maxQubits);
-
-/// Phase C of one run: loads the object (stage "Load"), runs every set
-/// `runs` times (stage "Execute"), prints the results to `os` and returns
-/// the report record (with `error` set on failure; the returned Error is
-/// the same failure). `session` may be null.
-struct PhaseCOutcome {
+/// Runs an object ("Phase C" in the output): loads it (stage "Load"),
+/// runs every set `runs` times (stage "Execute"), prints the results to
+/// `os` and returns the report record (with `error` set on failure; the
+/// returned Error is the same failure). `session` may be null.
+struct ExecuteOutcome {
   profiling::PhaseCRecord record;
   llvm::Error error = llvm::Error::success();
 };
-PhaseCOutcome runPhaseC(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
-                        const std::vector<CoeffSet> &sets, int runs,
-                        const DriverOptions &opts, llvm::raw_ostream &os,
-                        profiling::ProfilingSession *session,
-                        bool digestChecked = false);
+ExecuteOutcome execute(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
+                       const std::vector<CoeffSet> &sets, int runs,
+                       const DriverOptions &opts, llvm::raw_ostream &os,
+                       profiling::ProfilingSession *session,
+                       bool digestChecked = false);
 
 } // namespace q2::driver::detail
 

@@ -25,8 +25,8 @@
 
 /// What the input file is, from its name and first bytes (stdin: MLIR, as
 /// for mlir-opt).
-static q2::driver::detail::InputKind inputKind(llvm::StringRef input) {
-  using q2::driver::detail::InputKind;
+static q2::session::InputKind inputKind(llvm::StringRef input) {
+  using q2::session::InputKind;
   if (input == "-")
     return InputKind::MLIR;
   char head[4096];
@@ -35,7 +35,7 @@ static q2::driver::detail::InputKind inputKind(llvm::StringRef input) {
     return InputKind::MLIR; // the reader says why
   size_t n = std::fread(head, 1, sizeof(head), f);
   std::fclose(f);
-  return q2::driver::detail::classifyInput(input, llvm::StringRef(head, n));
+  return q2::session::classifyInput(input, llvm::StringRef(head, n));
 }
 
 /// MlirOptMain(argc, argv, input, output, registry), except that -o goes
@@ -99,7 +99,7 @@ int q2::driver::q2OptMain(int argc, char **argv) {
   // An object, a Hamiltonian or an unknown input is the driver's, flags or
   // not: mlir-opt could only fail to parse it.
   if (!driverFlagsGiven() &&
-      inputKind(input) == q2::driver::detail::InputKind::MLIR)
+      inputKind(input) == q2::session::InputKind::MLIR)
     return mlirOptMode(input, output, registry);
   auto opts = optionsFromCommandLine(input, output);
   if (!opts) {

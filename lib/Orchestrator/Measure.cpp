@@ -9,7 +9,7 @@
 #include "q2/Orchestrator/Measure.h"
 
 #include "ProcessTree.h"
-#include "RecordFields.h"
+#include "q2/Orchestrator/RecordFields.h"
 #include "q2/Profiling/Memory.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -10,7 +10,7 @@
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Orchestrator/Measure.h"
 
-#include "RecordFields.h"
+#include "q2/Orchestrator/RecordFields.h"
 #include "SweepInternal.h"
 #include "q2/Support/FileIO.h"
 

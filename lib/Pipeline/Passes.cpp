@@ -5,6 +5,7 @@
 #include "q2/Profiling/MLIR/IRMetrics.h"
 #include "q2/Profiling/MLIR/ProfilePass.h"
 #include "q2/Profiling/MLIR/SnapshotPass.h"
+#include "q2/Session/StageHooks.h"
 #include "q2/Support/FileIO.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -142,22 +143,17 @@ struct QPEPipelinePass
             llvm::StringRef(out->object.data(), out->object.size()));
       return prof::appendSnapshot(report, std::move(*entry));
     };
-    struct Hooks : CompileHooks {
-      QPEPipelinePass &pass;
-      decltype(snapshot) &snap;
-      Hooks(QPEPipelinePass &pass, decltype(snapshot) &snap)
-          : pass(pass), snap(snap) {}
-      LogicalResult
-      runStage(Stage, ModuleOp m,
-               llvm::function_ref<void(OpPassManager &)> add) override {
-        OpPassManager pm(ModuleOp::getOperationName());
-        add(pm);
-        return pass.runPipeline(pm, m);
-      }
-      llvm::Error afterStage(const StageOutput &out) override {
-        return snap(stageName(out.stage), &out);
-      }
-    } hooks(*this, snapshot);
+    // The compile session's stage hooks, with the stages run as dynamic
+    // pipelines of this pass (so the host's instrumentation sees every
+    // pass) and the snapshots as an extra observer.
+    q2::session::WhereAmI where;
+    q2::session::StageHooks hooks({}, where, /*profiler=*/nullptr);
+    hooks.runNested = [this](OpPassManager &pm, ModuleOp m) {
+      return runPipeline(pm, m);
+    };
+    hooks.alsoAfterStage = [&](const StageOutput &out) {
+      return snapshot(stageName(out.stage), &out);
+    };
 
     if (llvm::Error e = snapshot("Input", nullptr))
       return fail(std::move(e));

@@ -2,7 +2,7 @@
 
 #include "q2/Profiling/ChromeTrace.h"
 
-#include "Support/JSON.h"
+#include "q2/Support/JSON.h"
 #include "q2/Support/FileIO.h"
 
 #include <unistd.h>

@@ -1,6 +1,6 @@
 //===- Report.cpp - The typed profile report and its JSON form ------------===//
 
-#include "ReportFields.h"
+#include "q2/Profiling/ReportFields.h"
 
 #include "q2/Support/FileIO.h"
 

@@ -5,7 +5,7 @@
 #include "q2/Hamiltonian/QPEParameters.h"
 #include "q2/Hamiltonian/TrotterError.h"
 
-#include "Support/JSON.h"
+#include "q2/Support/JSON.h"
 #include "q2/Support/ObjectDigest.h"
 
 #include "llvm/ADT/STLExtras.h"

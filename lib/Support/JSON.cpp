@@ -1,5 +1,5 @@
 //===- JSON.cpp - nlohmann_json behind llvm::Error ------------------------===//
-#include "Support/JSON.h"
+#include "q2/Support/JSON.h"
 
 #include "q2/Support/FileIO.h"
 

@@ -426,18 +426,21 @@ _ir_scope = contextvars.ContextVar("q2_ir_output_dir", default=None)
 
 def compile(program_or_fcidump=None, n_est=None, n_trotter=None, mode=None,
             profile=True, *, text=None, ir_dir=None, runtime_lib=None,
-            max_qubits=0, **options):
+            max_qubits=0, profile_passes=False, timeline_interval_ms=5,
+            **options):
     """Compiles a QPE program through the six stages in this process and
-    loads it. The program is either a file, ``program_or_fcidump``: a
-    Hamiltonian (FCIDUMP, qubit JSON, term lines; the program is built as
-    ``build_program`` builds it, with n_est, n_trotter, mode and the
-    ``program_options()`` among ``options``: order, power, unroll_program,
-    resolution, window, base_time, energy_shift) or a ``.mlir`` program;
-    or program text, ``text=``. The other ``options`` are those of
-    PipelineOptions.def in Python spelling (keep_native_pauli, unroll,
-    power_blocks, opt_level, ...). With ``profile``, the stages are
-    measured as by ``q2-opt --profile-stages``; with ``ir_dir`` the IR
-    after each stage is written there."""
+    loads it: one compile session, as ``q2-opt`` runs it. The program is
+    either a file, ``program_or_fcidump``: a Hamiltonian (FCIDUMP, qubit
+    JSON, term lines; the program is built as ``build_program`` builds it,
+    with n_est, n_trotter, mode and the ``program_options()`` among
+    ``options``: order, power, unroll_program, resolution, window,
+    base_time, energy_shift) or a ``.mlir`` program; or program text,
+    ``text=``. The other ``options`` are those of PipelineOptions.def in
+    Python spelling (keep_native_pauli, unroll, power_blocks, opt_level,
+    ...). With ``profile``, the stages are measured as by ``q2-opt
+    --profile-stages`` (``profile_passes`` as by --profile-passes, the RSS
+    sampled every ``timeline_interval_ms``); with ``ir_dir`` the IR after
+    each stage is written there."""
     if (program_or_fcidump is None) == (text is None):
         raise TypeError("compile: give a file (program_or_fcidump) or "
                         "program text (text=), one of them")
@@ -466,14 +469,12 @@ def compile(program_or_fcidump=None, n_est=None, n_trotter=None, mode=None,
                 f"compile: {', '.join(given)} act(s) on a Hamiltonian input "
                 f"(the program is built from it); "
                 f"{'text' if path is None else repr(path)} is a program")
-        if text is None:
-            text = _q2.read_text(path)
-    else:
-        text = _q2.build_program(path, program)
+        program = {}
     circuit, report, obj = _q2.compile(
-        text, path or "<string>", bool(profile),
+        text or "", path or "", bool(profile),
         os.fspath(ir_dir) if ir_dir else "", runtime_lib or _runtime_lib(),
-        int(max_qubits), options)
+        int(max_qubits), options, program, bool(profile_passes),
+        int(timeline_interval_ms))
     result = CompileResult(circuit, report, obj)
     result.ir_dir = os.fspath(ir_dir) if ir_dir else None
     return result

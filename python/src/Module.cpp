@@ -10,15 +10,16 @@
 #include "Common.h"
 #include "Records.h"
 
-#include "q2/Driver/Driver.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 #include "q2/InitQ2.h"
+#include "q2/JIT/Circuit.h"
 #include "q2/Orchestrator/Compare.h"
 #include "q2/Profiling/Report.h"
 #include "q2/Profiling/Timing.h"
 #include "q2/QPE/ProgramRequest.h"
 #include "q2/QPE/QPEMetadata.h"
 #include "q2/Runtime/Limits.h"
+#include "q2/Session/CompileSession.h"
 #include "q2/Support/FileIO.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -194,7 +195,7 @@ py::dict metadataDict(const qpe::QPEMetadata &md) {
 
 /// A loaded program; calls go straight to Circuit::callInto.
 struct PyCircuit {
-  std::unique_ptr<driver::Circuit> circuit;
+  std::unique_ptr<jit::Circuit> circuit;
   py::ssize_t nOut = 0;
   /// Circuit is not thread-safe and calls run without the GIL: calls from
   /// several Python threads take turns.
@@ -276,12 +277,12 @@ PYBIND11_MODULE(_q2, m) {
   m.def(
       "analyze_ir_stages",
       [](PathArg dir) {
-        std::optional<llvm::Expected<std::vector<driver::StageIR>>> r;
+        std::optional<llvm::Expected<std::vector<session::StageIR>>> r;
         {
           py::gil_scoped_release release;
-          r.emplace(driver::analyzeIRStages(dir.path, registry()));
+          r.emplace(session::analyzeIRStages(dir.path, registry()));
         }
-        std::vector<driver::StageIR> stages = unwrap(std::move(*r));
+        std::vector<session::StageIR> stages = unwrap(std::move(*r));
         std::vector<std::tuple<std::string, uint64_t, uint64_t, uint64_t>> out;
         for (const auto &s : stages)
           out.emplace_back(s.stage, s.ir.bytes, s.ir.lines, s.ir.ops);
@@ -295,11 +296,11 @@ PYBIND11_MODULE(_q2, m) {
   m.def(
       "build_program",
       [](const std::string &path, const py::dict &options) {
-        driver::ProgramSpec spec = programRequest(options);
+        qpe::ProgramRequest spec = programRequest(options);
         std::optional<llvm::Expected<std::string>> r;
         {
           py::gil_scoped_release release;
-          r.emplace(driver::buildProgramText(path, spec));
+          r.emplace(session::buildProgramText(path, spec));
         }
         return unwrap(std::move(*r));
       },
@@ -385,42 +386,56 @@ PYBIND11_MODULE(_q2, m) {
           },
           py::arg("calls"), py::arg("coeffs") = py::none());
 
+  // One compile session (q2/Session/CompileSession.h), as q2-opt runs it:
+  // program text, or a file (MLIR, or a Hamiltonian built with `program`).
   m.def(
       "compile",
-      [](const std::string &text, const std::string &source, bool profile,
+      [](const std::string &text, const std::string &path, bool profile,
          const std::string &irDir, const std::string &runtimeLib,
-         int64_t maxQubits, const py::dict &options) {
+         int64_t maxQubits, const py::dict &options, const py::dict &program,
+         bool profilePasses, int timelineIntervalMs) {
         if (maxQubits < 0) // as q2-opt --max-qubits refuses it
           throw py::value_error("max_qubits must be a positive number of "
                                 "qubits (0: what fits in 80% of RAM), got " +
                                 std::to_string(maxQubits));
-        pipeline::PipelineOptions opts = pipelineOptions(options);
-        std::optional<llvm::Expected<driver::CompiledProgram>> prog;
-        std::optional<llvm::Expected<std::unique_ptr<driver::Circuit>>> circ;
+        if (timelineIntervalMs < 1)
+          throw py::value_error("timeline_interval_ms must be at least 1, "
+                                "got " + std::to_string(timelineIntervalMs));
+        session::SessionOptions so;
+        so.pipeline = pipelineOptions(options);
+        so.program = programRequest(program);
+        so.profile = profile;
+        so.profilePasses = profilePasses;
+        so.timelineIntervalMs = timelineIntervalMs;
+        so.hosted = true; // the interpreter's process
+        so.irDir = irDir;
+        so.runtimeLib = runtimeLib;
+        so.maxQubits = maxQubits;
+        session::ProgramSource src =
+            path.empty() ? session::ProgramSource::fromText(text, "<string>")
+                         : session::ProgramSource::fromFile(path);
+        std::optional<llvm::Expected<session::CompiledProgram>> prog;
         {
           py::gil_scoped_release release;
-          prog.emplace(driver::compileProgram(text, source, opts, profile,
-                                              registry(), irDir));
-          if (*prog)
-            circ.emplace(driver::Circuit::load(
-                (*prog)->object, (*prog)->metadata, runtimeLib, maxQubits));
+          prog.emplace(session::CompileSession::run(src, so, registry()));
         }
         if (!*prog)
           raise(prog->takeError());
-        if (!*circ)
-          raise(circ->takeError());
+        session::CompiledProgram &p = **prog;
         auto c = std::make_unique<PyCircuit>();
-        c->circuit = std::move(**circ);
-        c->nOut = py::ssize_t(1) << (*prog)->metadata.nEst;
+        c->circuit = std::move(p.circuit);
+        c->nOut = py::ssize_t(1) << p.metadata.nEst;
         py::object report = py::none();
-        if ((*prog)->report)
-          report = py::cast(std::make_unique<PyReport>(
-              PyReport{std::move(*(*prog)->report)}));
-        py::bytes object((*prog)->object.data(), (*prog)->object.size());
+        if (p.report)
+          report = py::cast(
+              std::make_unique<PyReport>(PyReport{std::move(*p.report)}));
+        py::bytes object(p.object.data(), p.object.size());
         return py::make_tuple(std::move(c), report, object);
       },
-      py::arg("text"), py::arg("source"), py::arg("profile"), py::arg("ir_dir"),
-      py::arg("runtime_lib"), py::arg("max_qubits"), py::arg("options"));
+      py::arg("text"), py::arg("path"), py::arg("profile"), py::arg("ir_dir"),
+      py::arg("runtime_lib"), py::arg("max_qubits"), py::arg("options"),
+      py::arg("program"), py::arg("profile_passes"),
+      py::arg("timeline_interval_ms"));
   m.def("default_max_qubits", &q2::runtime::limits::defaultMaxQubits);
 
   // q2.profiling's Phase A: the qubit Hamiltonian q2-qpe builds a program

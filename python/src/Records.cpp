@@ -14,8 +14,8 @@
 #include "Records.h"
 #include "Common.h"
 
-#include "Orchestrator/RecordFields.h"
-#include "Profiling/ReportFields.h"
+#include "q2/Orchestrator/RecordFields.h"
+#include "q2/Profiling/ReportFields.h"
 #include "q2/Profiling/Memory.h"
 #include "q2/Profiling/Timeline.h"
 #include "q2/Profiling/Timing.h"

@@ -13,11 +13,13 @@ STAGES = ["Input", "HLOLowering", "QuantumLowering", "Bufferization",
 
 def test_compile_profile_records(h2):
     names = [s.name for s in h2.stages]
-    assert names[:len(STAGES)] == STAGES
+    # A Hamiltonian input: Phase A's stages first, as in q2-opt's report.
+    assert names[:len(STAGES) + 2] == ["Hamiltonian", "Program"] + STAGES
+    assert h2.report.phase_a.format == "fcidump"
     for s in h2.stages:
         assert s.wall_s >= 0 and s.cpu_s >= 0
         assert s.to_dict()["name"] == s.name
-    assert h2.stages[1].ir.ops > 0
+    assert h2.stages[names.index("HLOLowering")].ir.ops > 0
     assert h2.compile_s > 0
     assert h2.report.schema == "q2.profile/3"
     assert h2.report.parameters.n_terms == 15

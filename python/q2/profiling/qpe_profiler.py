@@ -153,6 +153,10 @@ def _compile(fn, mode, ops, coeffs, hf_state, circuit_params, ir_dir,
 def _stage_rows(res, tl):
     rows = []
     for st in res.stages:
+        # Phase A of the compile (building the program from the terms'
+        # JSON) is not Phase B; profile_hamiltonian_build measures Phase A.
+        if st.name in ("Hamiltonian", "Program"):
+            continue
         heap_b = st.begin.get("heap")
         heap_e = st.end.get("heap")
         bounds = [h.heap_in_use_bytes / MB for h in (heap_b, heap_e) if h]

@@ -1,7 +1,9 @@
 //===- DriverTest.cpp - options, cache, Phase C inputs, compile() hooks ---===//
-#include "Driver/DriverInternal.h"
+#include "DriverInternal.h" // lib/Driver (private)
 
 #include "q2/Driver/Driver.h"
+#include "q2/JIT/Circuit.h"
+#include "q2/Session/CompileSession.h"
 #include "q2/Hamiltonian/Hamiltonian.h"
 #include "q2/InitQ2.h"
 #include "q2/Pipeline/Pipeline.h"
@@ -26,6 +28,10 @@
 using namespace q2;
 using namespace q2::driver;
 using namespace q2::driver::detail;
+using namespace q2::session;
+using q2::jit::checkRunnable;
+using q2::jit::Circuit;
+using ProgramSpec = q2::qpe::ProgramRequest;
 using q2::pipeline::PipelineOptions;
 using q2::pipeline::Stage;
 
@@ -33,6 +39,21 @@ namespace {
 
 using q2::test::errorText;
 using q2::test::TempDir;
+
+/// The compile session on program text, not loaded.
+llvm::Expected<CompiledProgram>
+compileProgram(llvm::StringRef text, llvm::StringRef name,
+               const PipelineOptions &opts, bool profile,
+               mlir::DialectRegistry &registry, llvm::StringRef irDir = "") {
+  SessionOptions so;
+  so.pipeline = opts;
+  so.profile = profile;
+  so.hosted = true; // as for Python: the test process is not the session's
+  so.timelineIntervalMs = 5;
+  so.irDir = irDir.str();
+  return CompileSession::run(ProgramSource::fromText(text.str(), name.str()),
+                             so, registry, /*loadCircuit=*/false);
+}
 
 template <class T> T flipped(T v) {
   if constexpr (std::is_same_v<T, bool>)
@@ -101,7 +122,7 @@ TEST(DriverCache, HitMissAndCorruptEntries) {
   EXPECT_EQ(c.status(), "corrupt");
 }
 
-TEST(DriverPhaseC, CoefficientFilesAreCheckedNotTrusted) {
+TEST(DriverExecute, CoefficientFilesAreCheckedNotTrusted) {
   TempDir d;
   auto read = [&](llvm::StringRef contents, unsigned n) {
     std::string f = d.file("c.json");
@@ -128,7 +149,7 @@ TEST(DriverPhaseC, CoefficientFilesAreCheckedNotTrusted) {
   EXPECT_NE(msg.find("sets[0]: missing \"coeffs\""), std::string::npos) << msg;
 }
 
-TEST(DriverPhaseC, OversizedProgramsAreRefusedBeforeAllocating) {
+TEST(DriverExecute, OversizedProgramsAreRefusedBeforeAllocating) {
   // Regression: n_est 32 allocated the 2^32-double result before any limit
   // was checked ("LLVM ERROR: out of memory").
   qpe::QPEMetadata md;

@@ -2,7 +2,7 @@
 #include "q2/Support/BuildID.h"
 #include "q2/Support/FileIO.h"
 
-#include "Support/JSON.h"
+#include "q2/Support/JSON.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

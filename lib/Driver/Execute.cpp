@@ -1,13 +1,19 @@
-//===- PhaseC.cpp - Running compiled programs -----------------------------===//
+//===- Execute.cpp - Running a compiled program for q2-opt ----------------===//
+//
+// The --coeffs reader, and q2-opt's run of an object ("Phase C" in its
+// output): load it (stage "Load"), call it for every coefficient set
+// (stage "Execute") with a progress line, print the energies, the error
+// estimate and the blocks, and return the report's phase_c record. The
+// loaded-program API itself is jit::Circuit.
+//
+//===----------------------------------------------------------------------===//
 #include "DriverInternal.h"
 
-#include "q2/JIT/QPEExecutable.h"
-#include "q2/Runtime/Limits.h"
-#include "q2/Runtime/QuantumRuntime.h"
+#include "q2/JIT/Circuit.h"
 #include "q2/Profiling/Memory.h"
 #include "q2/Profiling/Timing.h"
 
-#include "Support/JSON.h"
+#include "q2/Support/JSON.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -25,51 +31,6 @@
 using namespace q2;
 using namespace q2::driver;
 using namespace q2::driver::detail;
-
-llvm::Error q2::driver::detail::checkRunnable(const qpe::QPEMetadata &md,
-                                              int64_t maxQubits) {
-  if (llvm::Error e = md.validate())
-    return llvm::createStringError("invalid QPE metadata: " +
-                                   llvm::toString(std::move(e)));
-  // The runtime's own default (q2/Runtime/Limits.h), checked before loading.
-  int64_t limit =
-      maxQubits > 0 ? maxQubits : runtime::limits::defaultMaxQubits();
-  int64_t n = md.numQubits();
-  if (n > limit) {
-    // 16 bytes per amplitude; exact for any n <= 62.
-    unsigned __int128 bytes = (unsigned __int128)16 << n;
-    std::string size;
-    do {
-      size.insert(size.begin(), char('0' + int(bytes % 10)));
-      bytes /= 10;
-    } while (bytes);
-    return llvm::createStringError(llvm::formatv(
-        "the program needs {0} qubits ({1} system + {2} estimation): {3} "
-        "bytes of state; the limit is {4} qubits{5}",
-        n, md.nSystem, md.nEst, size, limit,
-        maxQubits > 0 ? " (--max-qubits)" : " (what fits in 80% of RAM)"));
-  }
-  return llvm::Error::success();
-}
-
-std::optional<profiling::PhaseCRecord>
-q2::driver::detail::skippedPhaseC(const qpe::QPEMetadata &md,
-                                  int64_t maxQubits) {
-  if (llvm::Error e = md.validate()) {
-    llvm::consumeError(std::move(e));
-    return std::nullopt;
-  }
-  llvm::Error why = checkRunnable(md, maxQubits);
-  if (!why)
-    return std::nullopt;
-  profiling::PhaseCRecord r;
-  r.skipped = true;
-  r.reason = llvm::toString(std::move(why));
-  r.qubits = md.numQubits();
-  r.limit = maxQubits > 0 ? maxQubits : int64_t(runtime::limits::defaultMaxQubits());
-  r.bytesNeeded = std::ldexp(16.0, int(md.numQubits())); // exact: 2^(n+4)
-  return r;
-}
 
 llvm::Expected<std::vector<CoeffSet>>
 q2::driver::detail::readCoeffSets(llvm::StringRef path, unsigned nTerms) {
@@ -135,162 +96,7 @@ q2::driver::detail::readCoeffSets(llvm::StringRef path, unsigned nTerms) {
 }
 
 //===----------------------------------------------------------------------===//
-// Circuit
-//===----------------------------------------------------------------------===//
-
-/// Entry points of the runtime the object is linked against (the same
-/// library the compiled code calls, resolved through the JIT).
-struct Circuit::RuntimeControl {
-  int64_t (*setMaxQubits)(int64_t) = nullptr;
-  int32_t (*setThreads)(int32_t) = nullptr;
-  int32_t (*getThreads)() = nullptr;
-  int64_t (*blockStats)(Q2BlockStat *, int64_t) = nullptr;
-  void (*resetBlockStats)() = nullptr;
-  void (*setProgress)(Q2BlockProgressFn, void *) = nullptr;
-};
-
-Circuit::~Circuit() = default;
-
-int Circuit::setThreads(int n) {
-  threadsWanted = n;
-  rt->setThreads(n);
-  return threadsInUse = rt->getThreads();
-}
-
-int Circuit::threads() const { return threadsInUse; }
-
-void Circuit::resetBlockStats() { rt->resetBlockStats(); }
-
-void Circuit::setBlockProgress(void (*fn)(void *, int64_t, double, int32_t),
-                               void *user) {
-  rt->setProgress(fn, user);
-}
-
-std::vector<profiling::BlockRecord> Circuit::blockStats() const {
-  std::vector<Q2BlockStat> raw(size_t(rt->blockStats(nullptr, 0)));
-  raw.resize(size_t(rt->blockStats(raw.data(), int64_t(raw.size()))));
-  std::vector<profiling::BlockRecord> out;
-  for (const Q2BlockStat &b : raw) {
-    profiling::BlockRecord r;
-    r.numQubits = b.num_qubits;
-    r.numControls = b.num_controls;
-    r.count = b.count;
-    r.numGates = b.num_gates;
-    r.numOps = b.num_ops;
-    r.occurrences = b.occurrences;
-    r.method = b.method == 2 ? "dense" : b.method == 1 ? "slice_replay" : "replay";
-    r.reused = b.reused;
-    r.seconds = b.seconds;
-    r.products = b.products;
-    if (b.method == 2 && b.dense_dim > 0) {
-      r.denseDim = b.dense_dim;
-      r.cosets = b.cosets;
-    }
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
-const std::string &Circuit::runtimeLibrary() const {
-  return exe->runtimeLibrary();
-}
-
-llvm::Expected<std::unique_ptr<Circuit>>
-Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
-              const std::string &runtimeLib, int64_t maxQubits,
-              bool digestChecked) {
-  if (llvm::Error e = checkRunnable(md, maxQubits))
-    return std::move(e);
-  jit::ExecutableOptions eo;
-  eo.digestChecked = digestChecked;
-  eo.runtimeLibrary =
-      runtimeLib.empty() ? jit::defaultRuntimeLibrary() : runtimeLib;
-  auto exe = jit::QPEExecutable::load(object, md.numCoeffArgs(), md.nEst, eo);
-  if (!exe)
-    return exe.takeError();
-  // The metadata sizes the buffers the host passes: check them against the
-  // compiled code's own sizes, so not even a consistent forgery of the
-  // metadata sections (digest recomputed) makes the code write past them.
-  {
-    auto shapeFn = (*exe)->lookup(qpe::kShapeSymbol);
-    if (!shapeFn)
-      return llvm::createStringError(
-          llvm::Twine("the object has no '") + qpe::kShapeSymbol +
-          "' (compiled by an older q2-opt: recompile the program)");
-    int64_t shape[2] = {-1, -1};
-    reinterpret_cast<void (*)(int64_t *)>(*shapeFn)(shape);
-    int64_t outcomes = int64_t(uint64_t(1) << std::min(md.nEst, 62u));
-    if (shape[0] != int64_t(md.numCoeffArgs()) || shape[1] != outcomes)
-      return llvm::createStringError(llvm::formatv(
-          "the metadata does not match the compiled code (it says {0} "
-          "coefficient(s) and {1} outcome(s), the code takes {2} and "
-          "writes {3}): refusing to run an edited object",
-          md.numCoeffArgs(), outcomes, shape[0], shape[1]));
-  }
-  // The limits live in the runtime the object is linked against; run()
-  // sets this circuit's before every call.
-  auto rt = std::make_unique<RuntimeControl>();
-  auto bind = [&](auto &fn, const char *name) -> llvm::Error {
-    auto addr = (*exe)->lookup(name);
-    if (!addr)
-      return addr.takeError();
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(*addr);
-    return llvm::Error::success();
-  };
-  if (llvm::Error e = bind(rt->setMaxQubits, "q2_rt_set_max_qubits"))
-    return std::move(e);
-  if (llvm::Error e = bind(rt->setThreads, "q2_rt_set_num_threads"))
-    return std::move(e);
-  if (llvm::Error e = bind(rt->getThreads, "q2_rt_get_num_threads"))
-    return std::move(e);
-  if (llvm::Error e = bind(rt->blockStats, "q2_rt_block_stats"))
-    return std::move(e);
-  if (llvm::Error e = bind(rt->resetBlockStats, "q2_rt_reset_block_stats"))
-    return std::move(e);
-  if (llvm::Error e = bind(rt->setProgress, "q2_rt_set_block_progress"))
-    return std::move(e);
-  std::unique_ptr<Circuit> c(new Circuit());
-  c->md = md;
-  c->exe = std::move(*exe);
-  c->rt = std::move(rt);
-  c->maxQubits = maxQubits;
-  c->setThreads(0);
-  return std::move(c);
-}
-
-llvm::Error Circuit::run(llvm::ArrayRef<double> coeffs,
-                         llvm::MutableArrayRef<double> out) {
-  if (coeffs.empty() && md.mode == qpe::Mode::Dynamic)
-    coeffs = md.defaultCoeffs;
-  for (size_t i = 0; i < coeffs.size(); ++i)
-    if (!std::isfinite(coeffs[i]))
-      return llvm::createStringError(
-          std::make_error_code(std::errc::invalid_argument),
-          llvm::formatv("coefficient {0} is {1}: coefficients must be finite "
-                        "numbers",
-                        i, coeffs[i]));
-  rt->setMaxQubits(maxQubits);
-  rt->setThreads(threadsWanted);
-  return exe->runInto(coeffs, out);
-}
-
-llvm::Expected<qpe::QPEResult> Circuit::call(llvm::ArrayRef<double> coeffs) {
-  std::vector<double> probs(size_t(1) << md.nEst, 0.0);
-  if (llvm::Error e = run(coeffs, probs))
-    return std::move(e);
-  return qpe::decode(std::move(probs), md);
-}
-
-llvm::Expected<qpe::QPEResult>
-Circuit::callInto(llvm::ArrayRef<double> coeffs,
-                  llvm::MutableArrayRef<double> out) {
-  if (llvm::Error e = run(coeffs, out))
-    return std::move(e);
-  return qpe::decodeView(out, md);
-}
-
-//===----------------------------------------------------------------------===//
-// Phase C of the driver
+// Running an object
 //===----------------------------------------------------------------------===//
 
 namespace {
@@ -436,14 +242,14 @@ static std::string blockDetail(const profiling::BlockRecord &b) {
   return d.empty() ? d : " (" + d + ")";
 }
 
-PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
-                                            const qpe::QPEMetadata &md,
-                                            const std::vector<CoeffSet> &sets,
-                                            int runs, const DriverOptions &opts,
-                                            llvm::raw_ostream &os,
-                                            profiling::ProfilingSession *session,
-                                            bool digestChecked) {
-  PhaseCOutcome out;
+ExecuteOutcome q2::driver::detail::execute(llvm::ArrayRef<char> object,
+                                          const qpe::QPEMetadata &md,
+                                          const std::vector<CoeffSet> &sets,
+                                          int runs, const DriverOptions &opts,
+                                          llvm::raw_ostream &os,
+                                          profiling::ProfilingSession *session,
+                                          bool digestChecked) {
+  ExecuteOutcome out;
   profiling::PhaseCRecord &rec = out.record;
   rec.callsPerSet = uint64_t(runs);
   auto fail = [&](llvm::Error e) {
@@ -455,7 +261,7 @@ PhaseCOutcome q2::driver::detail::runPhaseC(llvm::ArrayRef<char> object,
   std::optional<profiling::ScopedStage> stage;
   if (session)
     stage.emplace(*session, "Load", profiling::StageKind::Run);
-  auto circuit = Circuit::load(object, md, opts.runtimeLib, opts.maxQubits,
+  auto circuit = jit::Circuit::load(object, md, opts.runtimeLib, opts.maxQubits,
                                digestChecked);
   stage.reset();
   if (!circuit)

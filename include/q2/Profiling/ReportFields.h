@@ -1,15 +1,15 @@
-//===- ReportFields.h - JSON field lists of the report (internal) -*- C++ -*-===//
+//===- ReportFields.h - JSON field lists of the report ----------*- C++ -*-===//
 //
 // One field list per record type: the writer and the reader of
 // q2.profile/3 and q2.snapshots/1 both use it (docs/report.md documents the
-// keys). Internal: included by lib/Profiling and by libraries that embed a
-// report in their own files (the orchestrator's sweep results).
+// keys). Q2ProfilingCore's; included by lib/Profiling and by libraries that
+// embed a report in their own files (the orchestrator's sweep results).
 //
 //===----------------------------------------------------------------------===//
-#ifndef Q2_LIB_PROFILING_REPORTFIELDS_H
-#define Q2_LIB_PROFILING_REPORTFIELDS_H
+#ifndef Q2_PROFILING_REPORTFIELDS_H
+#define Q2_PROFILING_REPORTFIELDS_H
 
-#include "Support/JSON.h"
+#include "q2/Support/JSON.h"
 #include "q2/Profiling/Report.h"
 
 namespace q2::profiling {
@@ -296,4 +296,4 @@ Q2_JSON_FIELDS(SnapshotFile) {
 
 } // namespace q2::profiling
 
-#endif // Q2_LIB_PROFILING_REPORTFIELDS_H
+#endif // Q2_PROFILING_REPORTFIELDS_H

@@ -1,17 +1,17 @@
-//===- RecordFields.h - JSON field lists of the orchestrator (internal) ---===//
+//===- RecordFields.h - JSON field lists of the orchestrator's records ---===//
 //
 // One field list per record type: record.json (q2.measure/1) and
 // result.json (q2.sweep.point/1) are written and read from these lists, so
 // the writer and the reader cannot disagree. docs/sweeps.md documents the
 // keys. The embedded profile report uses the report's own lists
-// (lib/Profiling/ReportFields.h).
+// (q2/Profiling/ReportFields.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_LIB_ORCHESTRATOR_RECORDFIELDS_H
 #define Q2_LIB_ORCHESTRATOR_RECORDFIELDS_H
 
-#include "Profiling/ReportFields.h"
-#include "Support/JSON.h"
+#include "q2/Profiling/ReportFields.h"
+#include "q2/Support/JSON.h"
 #include "q2/Orchestrator/Measure.h"
 #include "q2/Orchestrator/Sweep.h"
 

@@ -1,8 +1,8 @@
-//===- JSON.h - nlohmann_json behind llvm::Error (internal) -----*- C++ -*-===//
+//===- JSON.h - nlohmann_json behind llvm::Error ----------------*- C++ -*-===//
 //
-// Project-internal (not installed, not under include/): the libraries that
-// read or write JSON include it as "Support/JSON.h"; public headers expose
-// typed structs only. Nothing here lets an nlohmann exception escape: parse
+// Q2Support's JSON layer (nlohmann_json is a public dependency of
+// Q2Support): the libraries that read or write JSON include it; the other
+// public headers expose typed structs only. Nothing here lets an nlohmann exception escape: parse
 // errors, overflowing numbers (1e400), wrong types and non-UTF-8 strings all
 // become an llvm::Error naming the file and the key path.
 //
@@ -17,8 +17,8 @@
 // back; the list is written once, so writer and reader cannot disagree.
 //
 //===----------------------------------------------------------------------===//
-#ifndef Q2_LIB_SUPPORT_JSON_H
-#define Q2_LIB_SUPPORT_JSON_H
+#ifndef Q2_SUPPORT_JSON_H
+#define Q2_SUPPORT_JSON_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -339,4 +339,4 @@ template <class T> llvm::Error fromValue(const Cursor &c, T &x) {
 
 } // namespace q2::json
 
-#endif // Q2_LIB_SUPPORT_JSON_H
+#endif // Q2_SUPPORT_JSON_H

@@ -1,0 +1,132 @@
+//===- CompileSessionTest.cpp - One compilation, measured -----------------===//
+#include "q2/Session/CompileSession.h"
+
+#include "q2/InitQ2.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+#include "UnitTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <mutex>
+
+using namespace q2;
+using namespace q2::session;
+using q2::test::errorText;
+using q2::test::TempDir;
+
+namespace {
+
+mlir::DialectRegistry &registry() {
+  static mlir::DialectRegistry *r = [] {
+    auto *reg = new mlir::DialectRegistry();
+    registerQ2Dialects(*reg);
+    registerQ2Passes();
+    return reg;
+  }();
+  return *r;
+}
+
+std::string h2Path() {
+  return std::string(Q2_TEST_SOURCE_DIR) +
+         "/examples/hamiltonians/h2_0.7414.FCIDUMP";
+}
+
+SessionOptions profiled() {
+  SessionOptions so;
+  so.profile = true;
+  so.hosted = true; // the test process is not the session's own
+  so.timelineIntervalMs = 5;
+  so.runtimeLib = Q2_TEST_RUNTIME_LIB;
+  so.program.nEst = 3;
+  so.program.nTrotter = 2;
+  return so;
+}
+
+// A Hamiltonian file: Phase A, the parse and the six stages are measured,
+// the report has the start snapshot and every option q2-opt records, and
+// the loaded circuit runs.
+TEST(CompileSession, HamiltonianFileToLoadedCircuit) {
+  auto prog = CompileSession::run(ProgramSource::fromFile(h2Path()), profiled(),
+                                  registry());
+  ASSERT_TRUE(bool(prog)) << errorText(prog.takeError());
+  ASSERT_TRUE(prog->report.has_value());
+  const profiling::ProfileReport &r = *prog->report;
+  ASSERT_TRUE(r.phaseA.has_value());
+  EXPECT_EQ(r.phaseA->format, "fcidump");
+  EXPECT_EQ(r.phaseA->nTerms, 15u);
+  std::vector<std::string> names;
+  for (const auto &s : r.phaseB.stages)
+    names.push_back(s.name);
+  std::vector<std::string> want = {
+      "Hamiltonian", "Program",         "Input",
+      "HLOLowering", "QuantumLowering", "Bufferization",
+      "LLVMDialect", "LLVMIR",          "ObjectCode"};
+  EXPECT_EQ(names, want);
+  ASSERT_FALSE(r.phaseB.snapshots.empty());
+  EXPECT_EQ(r.phaseB.snapshots.front().label, "start");
+  EXPECT_TRUE(r.phaseB.timeline.has_value());
+  for (const char *k :
+       {"profile_passes", "timeline_interval_ms", "last_stage", "opt-level"})
+    EXPECT_TRUE(r.options.count(k)) << k;
+  EXPECT_EQ(r.input, h2Path());
+  ASSERT_TRUE(r.parameters.has_value());
+  EXPECT_EQ(r.parameters->nEst, 3u);
+  ASSERT_TRUE(prog->circuit);
+  auto call = prog->circuit->call();
+  ASSERT_TRUE(bool(call)) << errorText(call.takeError());
+  EXPECT_NEAR(call->probSum, 1.0, 1e-9);
+}
+
+// Program text, not profiled, IR kept: no report, 0_Input.mlir is the text.
+TEST(CompileSession, TextWithIRDirAndNoProfile) {
+  auto program = buildProgramText(h2Path(), profiled().program);
+  ASSERT_TRUE(bool(program)) << errorText(program.takeError());
+  TempDir dir;
+  SessionOptions so;
+  so.irDir = dir.file("ir");
+  auto prog = CompileSession::run(ProgramSource::fromText(*program, "h2"), so,
+                                  registry(), /*loadCircuit=*/false);
+  ASSERT_TRUE(bool(prog)) << errorText(prog.takeError());
+  EXPECT_FALSE(prog->report.has_value());
+  EXPECT_FALSE(prog->circuit);
+  auto stages = analyzeIRStages(so.irDir, registry());
+  ASSERT_TRUE(bool(stages)) << errorText(stages.takeError());
+  ASSERT_EQ(stages->size(), 7u);
+  EXPECT_EQ((*stages)[0].ir.bytes, program->size());
+}
+
+// What cannot be compiled is refused with the file's error code and a
+// message naming it; parse errors carry the parser's diagnostic.
+TEST(CompileSession, RefusesWhatItCannotCompile) {
+  TempDir dir;
+  std::string obj = dir.file("x.o");
+  q2::test::put(obj, std::string("\x7f"
+                                 "ELF\x02\x01\x01",
+                                 7));
+  auto r = CompileSession::run(ProgramSource::fromFile(obj), SessionOptions(),
+                               registry());
+  std::error_code ec;
+  std::string msg;
+  llvm::handleAllErrors(r.takeError(), [&](const llvm::ErrorInfoBase &e) {
+    msg = e.message();
+    ec = e.convertToErrorCode();
+  });
+  EXPECT_EQ(ec, std::errc::invalid_argument);
+  EXPECT_NE(msg.find("is an object file"), std::string::npos) << msg;
+
+  r = CompileSession::run(ProgramSource::fromFile(dir.file("missing.mlir")),
+                          SessionOptions(), registry());
+  EXPECT_EQ(llvm::errorToErrorCode(r.takeError()),
+            std::errc::no_such_file_or_directory);
+
+  r = CompileSession::run(ProgramSource::fromText("module {", "bad.mlir"),
+                          SessionOptions(), registry());
+  msg = errorText(r.takeError());
+  EXPECT_NE(msg.find("bad.mlir:1:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("error:"), std::string::npos) << msg;
+}
+
+} // namespace
