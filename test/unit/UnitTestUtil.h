@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -68,6 +69,16 @@ inline std::string slurp(const std::string &path) {
 /// The message of an error (consuming it).
 inline std::string errorText(llvm::Error e) {
   return llvm::toString(std::move(e));
+}
+
+/// `s` as a gtest parameter name: anything but letters and digits becomes
+/// '_' (molecule names such as "h3o+_4e4o").
+inline std::string testName(llvm::StringRef s) {
+  std::string n = s.str();
+  for (char &c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return n;
 }
 
 } // namespace q2::test

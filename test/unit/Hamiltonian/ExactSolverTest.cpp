@@ -1,4 +1,5 @@
 //===- ExactSolverTest.cpp - Sector energies vs. REFERENCE.txt and dense --===//
+#include "UnitTestUtil.h"
 #include "TestUtil.h"
 
 using namespace q2::hamiltonian;
@@ -47,11 +48,7 @@ INSTANTIATE_TEST_SUITE_P(HamExamples, ReferenceEnergies,
                          ::testing::Values("h2_0.7414", "lih_1.595_2e3o",
                                            "h3o+_4e4o"),
                          [](const auto &info) {
-                           std::string s = info.param;
-                           for (char &c : s)
-                             if (!isalnum((unsigned char)c))
-                               c = '_';
-                           return s;
+                           return q2::test::testName(info.param);
                          });
 
 TEST(ExactSolver, PublishedH2GroundEnergy) {

@@ -7,6 +7,7 @@
 // program compiled without them (gate by gate) to 1e-10.
 //
 //===----------------------------------------------------------------------===//
+#include "UnitTestUtil.h"
 #include "q2/Hamiltonian/Hamiltonian.h"
 #include "q2/InitQ2.h"
 #include "q2/JIT/QPEExecutable.h"
@@ -91,11 +92,7 @@ void PrintTo(const Case &c, std::ostream *os) {
 }
 
 std::string caseName(const testing::TestParamInfo<Case> &info) {
-  std::string m = info.param.molecule;
-  for (char &c : m)
-    if (!std::isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  return m + "_" + qpe::toString(info.param.mode).str() + "_o" +
+  return q2::test::testName(info.param.molecule) + "_" + qpe::toString(info.param.mode).str() + "_o" +
          std::to_string(info.param.order) + "_" +
          qpe::toString(info.param.power).str() +
          (info.param.native ? "_native" : "_decomposed");

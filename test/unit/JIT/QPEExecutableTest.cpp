@@ -5,6 +5,7 @@
 // runtime or the compiler.
 //
 //===----------------------------------------------------------------------===//
+#include "UnitTestUtil.h"
 #include "q2/JIT/QPEExecutable.h"
 
 #include "q2/Hamiltonian/QPEParameters.h"
@@ -765,12 +766,7 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair(std::string("lih_1.595_2e3o"),
                                      -7.8630777539),
                       std::make_pair(std::string("h3o+_4e4o"), -75.3069193216)),
-    [](const auto &info) {
-      std::string n;
-      for (char ch : info.param.first)
-        n += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-      return n;
-    });
+    [](const auto &info) { return q2::test::testName(info.param.first); });
 
 //===----------------------------------------------------------------------===//
 // (3) Errors.
