@@ -43,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "common"))
@@ -70,6 +71,33 @@ def stats_of(cmds_fn, runs):
 def median_of(cmds_fn, runs):
     _, med, rss = stats_of(cmds_fn, runs)
     return med, rss
+
+
+def run_cpu(cmd):
+    """(wall s, CPU s = user + sys) of one run of cmd; exits on failure."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    if status != 0:
+        sys.exit(f"compile_bench: command failed ({status}): {' '.join(cmd)}\n{err}")
+    return wall, ru.ru_utime + ru.ru_stime
+
+
+def above_startup(q2opt, prog, startup_prog, out, runs):
+    """Best wall and CPU of `q2-opt --qpe-pipeline prog` and of the start-up
+    program (H2: 15 terms, nothing but start-up), interleaved run by run so
+    both see the same load: (best wall, best CPU, start-up wall, start-up
+    CPU)."""
+    w, c, sw, sc = [], [], [], []
+    for _ in range(runs):
+        for prg, ws, cs in ((startup_prog, sw, sc), (prog, w, c)):
+            a, b = run_cpu([q2opt, "--qpe-pipeline", prg, "-o", out])
+            ws.append(a)
+            cs.append(b)
+    return min(w), min(c), min(sw), min(sc)
 
 
 def verdict(ok):
@@ -132,7 +160,7 @@ def plot(rows, png):
     print(f"wrote {png}")
 
 
-def large_row(q2qpe, q2opt, fci, tmp, label, runs):
+def large_row(q2qpe, q2opt, fci, tmp, label, runs, startup_prog):
     """One input measured once: Phase A (q2-qpe) and the six stages."""
     terms, qubits = info_terms(q2qpe, fci)
     prog = os.path.join(tmp, label + ".mlir")
@@ -164,9 +192,9 @@ def large_row(q2qpe, q2opt, fci, tmp, label, runs):
          os.path.join(tmp, "large.o")])
     # The whole process without the profile, best of `runs`: what the
     # time-per-term target is read from.
-    row["best_s"], row["median_s"], _ = stats_of(
-        lambda: [[q2opt, "--qpe-pipeline", prog, "-o",
-                  os.path.join(tmp, "large.o")]], runs)
+    row["best_s"], row["best_cpu_s"], row["startup_s"], row["startup_cpu_s"] = \
+        above_startup(q2opt, prog, startup_prog, os.path.join(tmp, "large.o"),
+                      runs)
     os.remove(prog)
     return row
 
@@ -234,17 +262,22 @@ def large_section(q2qpe, q2opt, randfci, tmp, out_dir, max_norb, small,
         subprocess.run([randfci, str(norb), str(norb // 2), "7", "-o", f],
                        check=True)
         inputs.append((f, f"random NORB {norb}"))
+    # The fixed start-up, measured next to every input (interleaved runs).
+    startup_prog = qpe_program(q2qpe, fcidump("h2_0.7414"),
+                               os.path.join(tmp, "startup.mlir"))
     rows = []
     for fci, label in inputs:
         row = large_row(q2qpe, q2opt, fci, tmp, label.replace(" ", "_"),
-                        runs)
+                        runs, startup_prog)
         row["input"] = label
         rows.append(row)
         print(f"  {label}: {row['terms']} terms, q2-qpe {row['qpe_s']:.2f} s "
               f"{row['qpe_peak_mb']:.0f} MB ({row['bytes_per_term']:.0f} B/term), "
               f"q2-opt {row['wall_s']:.1f} s {row['peak_rss_mb']:.0f} MB, "
               f"dominant {row['dominant']}; best of {runs} without profile "
-              f"{row['best_s']:.2f} s", flush=True)
+              f"{row['best_s']:.2f} s ({row['best_cpu_s']:.2f} s CPU), start-up "
+              f"{row['startup_s']:.2f} s ({row['startup_cpu_s']:.2f} s CPU)",
+              flush=True)
     rows.sort(key=lambda r: r["terms"])
     header = ("| input | terms | q2-qpe s | q2-qpe MB | B/term | q2-opt s | "
               "ms/term | peak MB | KB/term | native s | best s | dominant | "
@@ -284,24 +317,24 @@ def large_section(q2qpe, q2opt, randfci, tmp, out_dir, max_norb, small,
               f"{verdict(r['native_s'] <= 10)}; peak {r['peak_rss_mb']:.0f} MB "
               f"(target <= 1500) {verdict(r['peak_rss_mb'] <= 1500)}")
     if big:
-        # Time per term, raw and above the fixed start-up: the smallest
-        # input's best whole process (H2, 15 terms: nothing but start-up),
-        # same command, same run.
-        small_row = rows[0]
-        t0 = small_row["best_s"]
+        # Time per term, raw and above the fixed start-up: H2's best whole
+        # process (15 terms: nothing but start-up), same command, runs
+        # interleaved with the input's.
         raw = [r["best_s"] / r["terms"] for r in big]
-        above = [max(r["best_s"] - t0, 1e-9) / r["terms"] for r in big]
         print(f"  time per term from {big[0]['terms']} to {big[-1]['terms']} "
               f"terms (q2-opt --qpe-pipeline, best of {runs}):")
-        print(f"    raw: {1e3 * min(raw):.3f}-{1e3 * max(raw):.3f} ms, max/min "
+        print(f"    raw wall: {1e3 * min(raw):.3f}-{1e3 * max(raw):.3f} ms, max/min "
               f"{max(raw) / min(raw):.2f} (start-up included)")
-        print(f"    above start-up ({t0:.3f} s = {small_row['input']}, "
-              f"{small_row['terms']} terms): "
-              + ", ".join(f"{r['terms']}: {1e3 * a:.3f}" for r, a in zip(big, above))
-              + " ms")
-        spread = max(above) / min(above)
-        print(f"    above start-up max/min {spread:.2f} (target <= 1.5) "
-              f"{verdict(spread <= 1.5)}")
+        for unit, key, skey in (("wall", "best_s", "startup_s"),
+                                ("CPU", "best_cpu_s", "startup_cpu_s")):
+            above = [max(r[key] - r[skey], 1e-9) / r["terms"] for r in big]
+            spread = max(above) / min(above)
+            print(f"    {unit} above start-up (H2 interleaved, "
+                  f"{min(r[skey] for r in big):.3f}-{max(r[skey] for r in big):.3f} s): "
+                  + ", ".join(f"{r['terms']}: {1e3 * a:.4f}"
+                              for r, a in zip(big, above))
+                  + f" ms/term; max/min {spread:.2f} (target <= 1.5) "
+                  f"{verdict(spread <= 1.5)}")
         kb = max(1e3 * (r["peak_rss_mb"] - start) / r["terms"] for r in big)
         print(f"  peak above start-up ({start:.0f} MB), worst per term from "
               f"1000 terms: {kb:.1f} KB (target <= 10) {verdict(kb <= 10)}")
@@ -440,9 +473,18 @@ def main():
         big = [r for r in rows if r["terms"] >= 185]
         per_term = [r["best_s"] / r["terms"] for r in big]
         spread = max(per_term) / min(per_term)
+        # Since the table form these inputs are mostly start-up (rows[0],
+        # H2, is nothing else): the raw ratio measures the start-up, the one
+        # above it is what grows with the terms.
+        t0 = rows[0]["best_s"]
+        above = [max(r["best_s"] - t0, 1e-9) / r["terms"] for r in big]
         print(f"\ntime per term from {big[0]['terms']} to {big[-1]['terms']} terms: "
               f"{1e3 * min(per_term):.2f}-{1e3 * max(per_term):.2f} ms, "
-              f"max/min = {spread:.2f}  (target <= 2)  {check(spread <= 2.0)}")
+              f"max/min = {spread:.2f} (start-up included); above the start-up "
+              f"({t0:.3f} s, {rows[0]['input']}): "
+              f"{1e3 * min(above):.3f}-{1e3 * max(above):.3f} ms, max/min = "
+              f"{max(above) / min(above):.2f}  (target <= 2)  "
+              f"{check(max(above) / min(above) <= 2.0)}")
         with open(os.path.join(out_dir, "scaling.csv"), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
