@@ -353,10 +353,18 @@ def main():
     ap.add_argument("--max-norb", type=int, default=16,
                     help="largest random NORB of section 2b (10, 12, 14, 16; "
                     "default 16; below 10 skips the section)")
+    ap.add_argument("--baseline", metavar="BIN_DIR",
+                    help="section 2 also runs the q2-qpe and q2-opt of BIN_DIR "
+                    "(an earlier build's bin/), interleaved run by run with "
+                    "this build's, and prints best/median of both and the "
+                    "ratio")
     ap.add_argument("--large-only", action="store_true",
                     help="run only section 2b (plus each section-2 input "
                     "once, for the log-log picture)")
     args = ap.parse_args()
+    if args.baseline and args.large_only:
+        sys.exit("compile_bench: --baseline compares section 2, which "
+                 "--large-only skips")
     if args.runs < 5:
         sys.exit("compile_bench: --runs must be >= 5")
     bin_dir = os.path.join(args.build, "bin")
@@ -485,6 +493,30 @@ def main():
               f"{1e3 * min(above):.3f}-{1e3 * max(above):.3f} ms, max/min = "
               f"{max(above) / min(above):.2f}  (target <= 2)  "
               f"{check(max(above) / min(above) <= 2.0)}")
+        if args.baseline:
+            base_qpe = os.path.join(args.baseline, "q2-qpe")
+            base_opt = os.path.join(args.baseline, "q2-opt")
+            require(base_qpe, base_opt)
+            print(f"\nagainst {args.baseline} (each with its own q2-qpe's "
+                  f"program; runs interleaved, best / median of {args.runs}):\n")
+            print("| input | terms | baseline best s | median s | this best s | "
+                  "median s | this / baseline (best) |")
+            print("|---|---|---|---|---|---|---|")
+            by_name = {r["input"]: r for r in rows}
+            for fci in inputs:
+                r = by_name[os.path.basename(fci).replace(".FCIDUMP", "")]
+                mine = chem(fci)
+                theirs = qpe_program(base_qpe, fci, os.path.join(
+                    tmp, os.path.basename(fci) + ".base.mlir"))
+                bw, tw = [], []
+                for _ in range(args.runs):
+                    bw.append(run([base_opt, "--qpe-pipeline", theirs, "-o",
+                                   os.path.join(tmp, "out.o")])[0])
+                    tw.append(run([q2opt, "--qpe-pipeline", mine, "-o",
+                                   os.path.join(tmp, "out.o")])[0])
+                print(f"| {r['input']} | {r['terms']} | {min(bw):.3f} | "
+                      f"{statistics.median(bw):.3f} | {min(tw):.3f} | "
+                      f"{statistics.median(tw):.3f} | {min(tw) / min(bw):.2f} |")
         with open(os.path.join(out_dir, "scaling.csv"), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
