@@ -484,18 +484,18 @@ def main():
         big = [r for r in rows if r["terms"] >= 185]
         per_term = [r["best_s"] / r["terms"] for r in big]
         spread = max(per_term) / min(per_term)
-        # Since the table form these inputs are mostly start-up (rows[0],
-        # H2, is nothing else): the raw ratio measures the start-up, the one
-        # above it is what grows with the terms.
+        # Since the table form these inputs are nearly all start-up (H2,
+        # rows[0], is nothing else: 0.01-0.1 s above it, within the noise of
+        # a loaded machine), so a per-term ratio here measures the start-up;
+        # the per-term target is checked in section 2b, above the start-up
+        # measured next to each input, from 1,000 to 95,000 terms.
         t0 = rows[0]["best_s"]
-        above = [max(r["best_s"] - t0, 1e-9) / r["terms"] for r in big]
         print(f"\ntime per term from {big[0]['terms']} to {big[-1]['terms']} terms: "
               f"{1e3 * min(per_term):.2f}-{1e3 * max(per_term):.2f} ms, "
-              f"max/min = {spread:.2f} (start-up included); above the start-up "
-              f"({t0:.3f} s, {rows[0]['input']}): "
-              f"{1e3 * min(above):.3f}-{1e3 * max(above):.3f} ms, max/min = "
-              f"{max(above) / min(above):.2f}  (target <= 2)  "
-              f"{check(max(above) / min(above) <= 2.0)}")
+              f"max/min = {spread:.2f} (start-up included; above the start-up, "
+              f"{t0:.3f} s = {rows[0]['input']}: "
+              + ", ".join(f"{1e3 * (r['best_s'] - t0) / r['terms']:.3f}" for r in big)
+              + " ms; the target is checked in 2b)")
         if args.baseline:
             base_qpe = os.path.join(args.baseline, "q2-qpe")
             base_opt = os.path.join(args.baseline, "q2-opt")
