@@ -10,6 +10,7 @@ RSS of each child from wait4.
 (/usr/bin/python3: Debian's python3-matplotlib draws the pictures; a pyenv
 `python3` on PATH usually lacks it and the pictures are then not drawn.)
           [--out DIR] [--skip-legacy] [--max-norb 16] [--large-only]
+          [--baseline BIN_DIR]
 
 Sections:
   1. Hamiltonian size (dynamic, n_est 8, n_trotter 10, order 2, whole
@@ -19,6 +20,8 @@ Sections:
      terms (q2-random-fcidump); total time and peak RSS (best of --runs),
      per-stage time and peak from one --profile-stages report each; writes
      DIR/scaling.{csv,md,png} (default DIR: BUILD/bench/compile).
+     --baseline BIN_DIR: the same inputs through an earlier build's q2-qpe
+     and q2-opt, runs interleaved with this build's (no slower than before?).
   2b. To 10^5 terms: random FCIDUMPs NORB 10, 12, 14, 16 (q2-random-fcidump
      NORB NORB/2 7: 14,251 .. 94,849 terms; --max-norb caps NORB, 0 skips
      them), ONE run each (minutes and GBs at NORB 16): q2-qpe time, peak
