@@ -7,10 +7,11 @@ RSS of each child from wait4.
 
   /usr/bin/python3 benchmarks/pipeline/compile_bench.py [--build build] [--runs 5]
 
-(/usr/bin/python3: Debian's python3-matplotlib draws the pictures; a pyenv
-`python3` on PATH usually lacks it and the pictures are then not drawn.)
           [--out DIR] [--skip-legacy] [--max-norb 16] [--large-only]
           [--baseline BIN_DIR]
+
+(/usr/bin/python3: Debian's python3-matplotlib draws the pictures; a pyenv
+`python3` on PATH usually lacks it and the pictures are then not drawn.)
 
 Sections:
   1. Hamiltonian size (dynamic, n_est 8, n_trotter 10, order 2, whole
