@@ -5,10 +5,9 @@ Everything is measured in one run on this machine and printed with the
 target next to it: best and median of >= 5 runs of the whole process, peak
 RSS of each child from wait4.
 
-  /usr/bin/python3 benchmarks/pipeline/compile_bench.py [--build build] [--runs 5]
-
-          [--out DIR] [--skip-legacy] [--max-norb 16] [--large-only]
-          [--baseline BIN_DIR]
+  /usr/bin/python3 benchmarks/pipeline/compile_bench.py [--build build]
+          [--runs 5] [--out DIR] [--skip-legacy] [--max-norb 16]
+          [--large-only] [--baseline BIN_DIR]
 
 (/usr/bin/python3: Debian's python3-matplotlib draws the pictures; a pyenv
 `python3` on PATH usually lacks it and the pictures are then not drawn.)
