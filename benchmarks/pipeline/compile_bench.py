@@ -1,12 +1,16 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Compile-time and memory benchmark of the six-stage pipeline.
 
 Everything is measured in one run on this machine and printed with the
 target next to it: best and median of >= 5 runs of the whole process, peak
 RSS of each child from wait4.
 
-  python3 benchmarks/pipeline/compile_bench.py [--build build] [--runs 5]
-          [--out DIR] [--skip-legacy] [--max-norb 16] [--large-only]
+  /usr/bin/python3 benchmarks/pipeline/compile_bench.py [--build build]
+          [--runs 5] [--out DIR] [--skip-legacy] [--max-norb 16]
+          [--large-only] [--baseline BIN_DIR]
+
+(/usr/bin/python3: Debian's python3-matplotlib draws the pictures; a pyenv
+`python3` on PATH usually lacks it and the pictures are then not drawn.)
 
 Sections:
   1. Hamiltonian size (dynamic, n_est 8, n_trotter 10, order 2, whole
@@ -16,12 +20,17 @@ Sections:
      terms (q2-random-fcidump); total time and peak RSS (best of --runs),
      per-stage time and peak from one --profile-stages report each; writes
      DIR/scaling.{csv,md,png} (default DIR: BUILD/bench/compile).
+     --baseline BIN_DIR: the same inputs through an earlier build's q2-qpe
+     and q2-opt, runs interleaved with this build's (no slower than before?).
   2b. To 10^5 terms: random FCIDUMPs NORB 10, 12, 14, 16 (q2-random-fcidump
      NORB NORB/2 7: 14,251 .. 94,849 terms; --max-norb caps NORB, 0 skips
      them), ONE run each (minutes and GBs at NORB 16): q2-qpe time, peak
      and program bytes per term, then one `q2-opt --qpe-pipeline
      --profile-stages` (whole-process wall and peak from wait4, per-stage
-     wall and peak from its report) and the dominant stage per size; writes
+     wall and peak from its report) and the dominant stage per size; the
+     whole process again best of --runs without the profile, and time per
+     term above the fixed start-up (the smallest input's best, H2: 15
+     terms, all start-up) with its max/min from 1,000 terms; writes
      DIR/scaling_large.{csv,md} and the log-log DIR/scaling_loglog.png (every
      input of sections 2 and 2b). --large-only runs just this section, with
      the section-2 inputs measured once each for the picture.
@@ -37,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "common"))
@@ -45,6 +55,9 @@ from benchlib import HAM, LLVM_BIN, ROOT, fcidump, qpe_info, qpe_program, \
 
 STAGES = ["HLOLowering", "QuantumLowering", "Bufferization", "LLVMDialect",
           "LLVMIR", "ObjectCode"]
+# Section 2b also shows Input (parsing and verifying the program): with a
+# table per Trotter step it is one of the stages that grow with the terms.
+LARGE_STAGES = ["Input"] + STAGES
 
 
 def stats_of(cmds_fn, runs):
@@ -64,6 +77,33 @@ def stats_of(cmds_fn, runs):
 def median_of(cmds_fn, runs):
     _, med, rss = stats_of(cmds_fn, runs)
     return med, rss
+
+
+def run_cpu(cmd):
+    """(wall s, CPU s = user + sys) of one run of cmd; exits on failure."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    if status != 0:
+        sys.exit(f"compile_bench: command failed ({status}): {' '.join(cmd)}\n{err}")
+    return wall, ru.ru_utime + ru.ru_stime
+
+
+def above_startup(q2opt, prog, startup_prog, out, runs):
+    """Best wall and CPU of `q2-opt --qpe-pipeline prog` and of the start-up
+    program (H2: 15 terms, nothing but start-up), interleaved run by run so
+    both see the same load: (best wall, best CPU, start-up wall, start-up
+    CPU)."""
+    w, c, sw, sc = [], [], [], []
+    for _ in range(runs):
+        for prg, ws, cs in ((startup_prog, sw, sc), (prog, w, c)):
+            a, b = run_cpu([q2opt, "--qpe-pipeline", prg, "-o", out])
+            ws.append(a)
+            cs.append(b)
+    return min(w), min(c), min(sw), min(sc)
 
 
 def verdict(ok):
@@ -99,7 +139,8 @@ def plot(rows, png):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"(matplotlib missing: {png} not drawn)")
+        print(f"(matplotlib missing from {sys.executable}: {png} not drawn; "
+              "run with /usr/bin/python3)")
         return
     rows = sorted(rows, key=lambda r: r["terms"])
     terms = [r["terms"] for r in rows]
@@ -125,7 +166,7 @@ def plot(rows, png):
     print(f"wrote {png}")
 
 
-def large_row(q2qpe, q2opt, fci, tmp, label):
+def large_row(q2qpe, q2opt, fci, tmp, label, runs, startup_prog):
     """One input measured once: Phase A (q2-qpe) and the six stages."""
     terms, qubits = info_terms(q2qpe, fci)
     prog = os.path.join(tmp, label + ".mlir")
@@ -143,18 +184,23 @@ def large_row(q2qpe, q2opt, fci, tmp, label):
            "qpe_s": qs, "qpe_peak_mb": qpk, "program_bytes": nbytes,
            "bytes_per_term": nbytes / terms, "wall_s": wall,
            "peak_rss_mb": peak}
-    for name in STAGES:
+    for name in LARGE_STAGES:
         row[f"{name}_s"], row[f"{name}_peak_mb"] = 0.0, 0.0
     for st in r["phase_b"]["stages"]:
-        for name in STAGES:
+        for name in LARGE_STAGES:
             if st["name"].endswith(name):
                 row[f"{name}_s"] = st["wall_s"]
                 row[f"{name}_peak_mb"] = st["peak_rss_bytes"] / 1e6
-    row["dominant"] = max(STAGES, key=lambda n: row[f"{n}_s"])
+    row["dominant"] = max(LARGE_STAGES, key=lambda n: row[f"{n}_s"])
     # Native Pauli rotations, whole process, no profile (issue 24's target).
-    row["native_s"], row["native_peak_mb"] = timed(
+    row["native_s"], row["native_peak_mb"] = run(
         [q2opt, "--qpe-pipeline", "--keep-native-pauli", prog, "-o",
          os.path.join(tmp, "large.o")])
+    # The whole process without the profile, best of `runs`: what the
+    # time-per-term target is read from.
+    row["best_s"], row["best_cpu_s"], row["startup_s"], row["startup_cpu_s"] = \
+        above_startup(q2opt, prog, startup_prog, os.path.join(tmp, "large.o"),
+                      runs)
     os.remove(prog)
     return row
 
@@ -165,12 +211,13 @@ def plot_loglog(rows, png):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"(matplotlib missing: {png} not drawn)")
+        print(f"(matplotlib missing from {sys.executable}: {png} not drawn; "
+              "run with /usr/bin/python3)")
         return
     rows = sorted(rows, key=lambda r: r["terms"])
     terms = [r["terms"] for r in rows]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 5))
-    for name in STAGES:
+    for name in LARGE_STAGES:
         ax1.loglog(terms, [max(r[f"{name}_s"], 1e-4) for r in rows], ".-",
                    label=name)
     ax1.loglog(terms, [r["wall_s"] for r in rows], "k.-", label="whole process")
@@ -181,7 +228,7 @@ def plot_loglog(rows, png):
     ax1.set_ylabel("wall seconds")
     ax1.set_title("time per stage")
     ax1.legend(fontsize=7)
-    for name in STAGES:
+    for name in LARGE_STAGES:
         ax2.loglog(terms, [max(r[f"{name}_peak_mb"], 1) for r in rows], ".-",
                    label=name)
     ax2.loglog(terms, [r["peak_rss_mb"] for r in rows], "k.-",
@@ -199,7 +246,8 @@ def plot_loglog(rows, png):
     print(f"wrote {png}")
 
 
-def large_section(q2qpe, q2opt, randfci, tmp, out_dir, max_norb, small):
+def large_section(q2qpe, q2opt, randfci, tmp, out_dir, max_norb, small,
+                  runs):
     """Section 2b; `small` adds the section-2 inputs (once each) to the
     picture."""
     print(f"\n2b. To 10^5 terms: random NORB 10..{max_norb}, one run each "
@@ -220,28 +268,35 @@ def large_section(q2qpe, q2opt, randfci, tmp, out_dir, max_norb, small):
         subprocess.run([randfci, str(norb), str(norb // 2), "7", "-o", f],
                        check=True)
         inputs.append((f, f"random NORB {norb}"))
+    # The fixed start-up, measured next to every input (interleaved runs).
+    startup_prog = qpe_program(q2qpe, fcidump("h2_0.7414"),
+                               os.path.join(tmp, "startup.mlir"))
     rows = []
     for fci, label in inputs:
-        row = large_row(q2qpe, q2opt, fci, tmp, label.replace(" ", "_"))
+        row = large_row(q2qpe, q2opt, fci, tmp, label.replace(" ", "_"),
+                        runs, startup_prog)
         row["input"] = label
         rows.append(row)
         print(f"  {label}: {row['terms']} terms, q2-qpe {row['qpe_s']:.2f} s "
               f"{row['qpe_peak_mb']:.0f} MB ({row['bytes_per_term']:.0f} B/term), "
               f"q2-opt {row['wall_s']:.1f} s {row['peak_rss_mb']:.0f} MB, "
-              f"dominant {row['dominant']}", flush=True)
+              f"dominant {row['dominant']}; best of {runs} without profile "
+              f"{row['best_s']:.2f} s ({row['best_cpu_s']:.2f} s CPU), start-up "
+              f"{row['startup_s']:.2f} s ({row['startup_cpu_s']:.2f} s CPU)",
+              flush=True)
     rows.sort(key=lambda r: r["terms"])
     header = ("| input | terms | q2-qpe s | q2-qpe MB | B/term | q2-opt s | "
-              "ms/term | peak MB | KB/term | native s | dominant | "
-              + " | ".join(f"{n} s" for n in STAGES) + " |")
-    lines = [header, "|" + "---|" * (11 + len(STAGES))]
+              "ms/term | peak MB | KB/term | native s | best s | dominant | "
+              + " | ".join(f"{n} s" for n in LARGE_STAGES) + " |")
+    lines = [header, "|" + "---|" * (12 + len(LARGE_STAGES))]
     for r in rows:
         lines.append(
             f"| {r['input']} | {r['terms']} | {r['qpe_s']:.2f} | "
             f"{r['qpe_peak_mb']:.0f} | {r['bytes_per_term']:.0f} | "
             f"{r['wall_s']:.2f} | {1e3 * r['wall_s'] / r['terms']:.2f} | "
             f"{r['peak_rss_mb']:.0f} | {1e3 * r['peak_rss_mb'] / r['terms']:.1f} | "
-            f"{r['native_s']:.2f} | {r['dominant']} | "
-            + " | ".join(f"{r[n + '_s']:.2f}" for n in STAGES) + " |")
+            f"{r['native_s']:.2f} | {r['best_s']:.2f} | {r['dominant']} | "
+            + " | ".join(f"{r[n + '_s']:.2f}" for n in LARGE_STAGES) + " |")
     table = "\n".join(lines)
     print(table)
     with open(os.path.join(out_dir, "scaling_large.csv"), "w", newline="") as f:
@@ -268,6 +323,24 @@ def large_section(q2qpe, q2opt, randfci, tmp, out_dir, max_norb, small):
               f"{verdict(r['native_s'] <= 10)}; peak {r['peak_rss_mb']:.0f} MB "
               f"(target <= 1500) {verdict(r['peak_rss_mb'] <= 1500)}")
     if big:
+        # Time per term, raw and above the fixed start-up: H2's best whole
+        # process (15 terms: nothing but start-up), same command, runs
+        # interleaved with the input's.
+        raw = [r["best_s"] / r["terms"] for r in big]
+        print(f"  time per term from {big[0]['terms']} to {big[-1]['terms']} "
+              f"terms (q2-opt --qpe-pipeline, best of {runs}):")
+        print(f"    raw wall: {1e3 * min(raw):.3f}-{1e3 * max(raw):.3f} ms, max/min "
+              f"{max(raw) / min(raw):.2f} (start-up included)")
+        for unit, key, skey in (("wall", "best_s", "startup_s"),
+                                ("CPU", "best_cpu_s", "startup_cpu_s")):
+            above = [max(r[key] - r[skey], 1e-9) / r["terms"] for r in big]
+            spread = max(above) / min(above)
+            print(f"    {unit} above start-up (H2 interleaved, "
+                  f"{min(r[skey] for r in big):.3f}-{max(r[skey] for r in big):.3f} s): "
+                  + ", ".join(f"{r['terms']}: {1e3 * a:.4f}"
+                              for r, a in zip(big, above))
+                  + f" ms/term; max/min {spread:.2f} (target <= 1.5) "
+                  f"{verdict(spread <= 1.5)}")
         kb = max(1e3 * (r["peak_rss_mb"] - start) / r["terms"] for r in big)
         print(f"  peak above start-up ({start:.0f} MB), worst per term from "
               f"1000 terms: {kb:.1f} KB (target <= 10) {verdict(kb <= 10)}")
@@ -286,10 +359,18 @@ def main():
     ap.add_argument("--max-norb", type=int, default=16,
                     help="largest random NORB of section 2b (10, 12, 14, 16; "
                     "default 16; below 10 skips the section)")
+    ap.add_argument("--baseline", metavar="BIN_DIR",
+                    help="section 2 also runs the q2-qpe and q2-opt of BIN_DIR "
+                    "(an earlier build's bin/), interleaved run by run with "
+                    "this build's, and prints best/median of both and the "
+                    "ratio")
     ap.add_argument("--large-only", action="store_true",
                     help="run only section 2b (plus each section-2 input "
                     "once, for the log-log picture)")
     args = ap.parse_args()
+    if args.baseline and args.large_only:
+        sys.exit("compile_bench: --baseline compares section 2, which "
+                 "--large-only skips")
     if args.runs < 5:
         sys.exit("compile_bench: --runs must be >= 5")
     bin_dir = os.path.join(args.build, "bin")
@@ -310,7 +391,7 @@ def main():
     if args.large_only:
         try:
             large_section(q2qpe, q2opt, randfci, tmp, out_dir, args.max_norb,
-                          small=True)
+                          small=True, runs=args.runs)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return 0
@@ -406,9 +487,42 @@ def main():
         big = [r for r in rows if r["terms"] >= 185]
         per_term = [r["best_s"] / r["terms"] for r in big]
         spread = max(per_term) / min(per_term)
+        # Since the table form these inputs are nearly all start-up (H2,
+        # rows[0], is nothing else: 0.01-0.1 s above it, within the noise of
+        # a loaded machine), so a per-term ratio here measures the start-up;
+        # the per-term target is checked in section 2b, above the start-up
+        # measured next to each input, from 1,000 to 95,000 terms.
+        t0 = rows[0]["best_s"]
         print(f"\ntime per term from {big[0]['terms']} to {big[-1]['terms']} terms: "
               f"{1e3 * min(per_term):.2f}-{1e3 * max(per_term):.2f} ms, "
-              f"max/min = {spread:.2f}  (target <= 2)  {check(spread <= 2.0)}")
+              f"max/min = {spread:.2f} (start-up included; above the start-up, "
+              f"{t0:.3f} s = {rows[0]['input']}: "
+              + ", ".join(f"{1e3 * (r['best_s'] - t0) / r['terms']:.3f}" for r in big)
+              + " ms; the target is checked in 2b)")
+        if args.baseline:
+            base_qpe = os.path.join(args.baseline, "q2-qpe")
+            base_opt = os.path.join(args.baseline, "q2-opt")
+            require(base_qpe, base_opt)
+            print(f"\nagainst {args.baseline} (each with its own q2-qpe's "
+                  f"program; runs interleaved, best / median of {args.runs}):\n")
+            print("| input | terms | baseline best s | median s | this best s | "
+                  "median s | this / baseline (best) |")
+            print("|---|---|---|---|---|---|---|")
+            by_name = {r["input"]: r for r in rows}
+            for fci in inputs:
+                r = by_name[os.path.basename(fci).replace(".FCIDUMP", "")]
+                mine = chem(fci)
+                theirs = qpe_program(base_qpe, fci, os.path.join(
+                    tmp, os.path.basename(fci) + ".base.mlir"))
+                bw, tw = [], []
+                for _ in range(args.runs):
+                    bw.append(run([base_opt, "--qpe-pipeline", theirs, "-o",
+                                   os.path.join(tmp, "out.o")])[0])
+                    tw.append(run([q2opt, "--qpe-pipeline", mine, "-o",
+                                   os.path.join(tmp, "out.o")])[0])
+                print(f"| {r['input']} | {r['terms']} | {min(bw):.3f} | "
+                      f"{statistics.median(bw):.3f} | {min(tw):.3f} | "
+                      f"{statistics.median(tw):.3f} | {min(tw) / min(bw):.2f} |")
         with open(os.path.join(out_dir, "scaling.csv"), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
@@ -419,7 +533,7 @@ def main():
         plot(rows, os.path.join(out_dir, "scaling.png"))
         if args.max_norb >= 10:
             large_section(q2qpe, q2opt, randfci, tmp, out_dir, args.max_norb,
-                          small=True)
+                          small=True, runs=args.runs)
 
         # --- 3. Plugin path -------------------------------------------------
         print(f"\n3. The plugin path: q2-qpe-pipeline in stock mlir-opt-22 vs q2-opt, "

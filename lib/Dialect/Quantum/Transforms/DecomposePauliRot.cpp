@@ -8,8 +8,8 @@
 //
 // A gate table's rotations stay records: their kind becomes
 // `pauli_rot_ladder`, and the lowering's table loop executes exactly this
-// sequence per record (QuantumToLLVM.cpp), so decomposing N terms costs
-// one attribute, not ~10 ops per term.
+// sequence per record (lib/Conversion/QuantumToLLVM/PauliRotLadder.cpp), so
+// decomposing N terms costs one attribute, not ~10 ops per term.
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
