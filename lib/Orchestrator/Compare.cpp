@@ -29,7 +29,7 @@ using llvm::StringRef;
 
 namespace {
 
-bool isTime(StringRef Metric) { return Metric.ends_with("_s"); }
+bool isTime(StringRef metric) { return metric.ends_with("_s"); }
 
 /// One row's values in one report.
 struct RowValues {
@@ -41,105 +41,105 @@ struct RowValues {
 struct ReportRows {
   std::vector<std::string> order;
   std::map<std::string, RowValues> rows;
-  RowValues &get(const std::string &Key, StringRef Kind, StringRef Name) {
-    auto [It, New] = rows.try_emplace(Key);
-    if (New) {
-      order.push_back(Key);
-      It->second.kind = Kind.str();
-      It->second.name = Name.str();
+  RowValues &get(const std::string &key, StringRef kind, StringRef name) {
+    auto [it, inserted] = rows.try_emplace(key);
+    if (inserted) {
+      order.push_back(key);
+      it->second.kind = kind.str();
+      it->second.name = name.str();
     }
-    return It->second;
+    return it->second;
   }
 };
 
 /// Adds IR size to a row (summed over a pass's executions); an object's
 /// '\n' count is no line count.
-void addIR(RowValues &V, const prof::IRMetrics &IR) {
-  V.metrics["ir_bytes"] += double(IR.bytes);
-  if (IR.kind != "object")
-    V.metrics["ir_lines"] += double(IR.lines);
+void addIR(RowValues &v, const prof::IRMetrics &ir) {
+  v.metrics["ir_bytes"] += double(ir.bytes);
+  if (ir.kind != "object")
+    v.metrics["ir_lines"] += double(ir.lines);
 }
 
-ReportRows rowsOf(const prof::ProfileReport &R) {
-  ReportRows Out;
-  const auto &Stages = R.phaseB.stages;
-  std::map<std::string, int> Seen;
-  std::vector<std::string> StageName(Stages.size());
-  for (size_t I = 0; I < Stages.size(); ++I) {
-    const prof::StageRecord &S = Stages[I];
-    int N = ++Seen[S.name];
+ReportRows rowsOf(const prof::ProfileReport &r) {
+  ReportRows out;
+  const auto &stages = r.phaseB.stages;
+  std::map<std::string, int> seen;
+  std::vector<std::string> stageName(stages.size());
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const prof::StageRecord &s = stages[i];
+    int n = ++seen[s.name];
     // A stage name given twice (canonicalize in two places of a pipeline)
     // is told apart by its occurrence.
-    std::string Name = N == 1 ? S.name : S.name + "#" + std::to_string(N);
-    StageName[I] = Name;
-    RowValues &V = Out.get("stage:" + Name, "stage", Name);
-    V.metrics["wall_s"] = S.wallS;
-    V.metrics["cpu_s"] = S.cpuS;
-    V.metrics["peak_rss_bytes"] = double(S.peakRSS);
-    V.metrics["heap_bytes"] = double(S.end.heap.inUse);
-    if (S.ir)
-      addIR(V, *S.ir);
+    std::string name = n == 1 ? s.name : s.name + "#" + std::to_string(n);
+    stageName[i] = name;
+    RowValues &v = out.get("stage:" + name, "stage", name);
+    v.metrics["wall_s"] = s.wallS;
+    v.metrics["cpu_s"] = s.cpuS;
+    v.metrics["peak_rss_bytes"] = double(s.peakRSS);
+    v.metrics["heap_bytes"] = double(s.end.heap.inUse);
+    if (s.ir)
+      addIR(v, *s.ir);
   }
   // Passes, by the stage they ran in (the stage's occurrence name).
-  for (size_t I = 0; I < Stages.size(); ++I) {
-    const prof::StageRecord &S = Stages[I];
-    for (uint64_t P = S.firstPass;
-         P < S.endPass && P < R.phaseB.passes.size(); ++P) {
-      const prof::PassRecord &Pass = R.phaseB.passes[P];
-      if (Pass.isAdaptor)
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const prof::StageRecord &s = stages[i];
+    for (uint64_t p = s.firstPass;
+         p < s.endPass && p < r.phaseB.passes.size(); ++p) {
+      const prof::PassRecord &pass = r.phaseB.passes[p];
+      if (pass.isAdaptor)
         continue;
-      std::string Name = StageName[I] + " / " + Pass.label();
-      RowValues &V = Out.get("pass:" + Name, "pass", Name);
-      V.metrics["wall_s"] += Pass.wallS;
-      V.metrics["cpu_s"] += Pass.cpuS;
-      double &Rss = V.metrics["peak_rss_bytes"];
-      Rss = std::max(Rss, double(Pass.rssAfter));
-      if (Pass.irAfter)
-        addIR(V, *Pass.irAfter);
+      std::string name = stageName[i] + " / " + pass.label();
+      RowValues &v = out.get("pass:" + name, "pass", name);
+      v.metrics["wall_s"] += pass.wallS;
+      v.metrics["cpu_s"] += pass.cpuS;
+      double &rss = v.metrics["peak_rss_bytes"];
+      rss = std::max(rss, double(pass.rssAfter));
+      if (pass.irAfter)
+        addIR(v, *pass.irAfter);
     }
   }
-  RowValues &T = Out.get("total:compile", "total", "compile");
-  T.metrics["wall_s"] = R.compileSeconds();
-  double Cpu = 0;
-  const prof::StageRecord *Last = nullptr;
-  for (const prof::StageRecord &S : Stages)
-    if (S.kind == prof::StageKind::Compile) {
-      Cpu += S.cpuS;
-      Last = &S;
+  RowValues &t = out.get("total:compile", "total", "compile");
+  t.metrics["wall_s"] = r.compileSeconds();
+  double cpu = 0;
+  const prof::StageRecord *last = nullptr;
+  for (const prof::StageRecord &s : stages)
+    if (s.kind == prof::StageKind::Compile) {
+      cpu += s.cpuS;
+      last = &s;
     }
-  T.metrics["cpu_s"] = Cpu;
-  T.metrics["peak_rss_bytes"] = double(R.compilePeakRSS());
-  if (Last) {
-    T.metrics["heap_bytes"] = double(Last->end.heap.inUse);
+  t.metrics["cpu_s"] = cpu;
+  t.metrics["peak_rss_bytes"] = double(r.compilePeakRSS());
+  if (last) {
+    t.metrics["heap_bytes"] = double(last->end.heap.inUse);
     // The product: the IR (or object) after the last compile stage.
-    for (auto It = Stages.rbegin(); It != Stages.rend(); ++It)
-      if (It->kind == prof::StageKind::Compile && It->ir) {
-        addIR(T, *It->ir);
+    for (auto it = stages.rbegin(); it != stages.rend(); ++it)
+      if (it->kind == prof::StageKind::Compile && it->ir) {
+        addIR(t, *it->ir);
         break;
       }
   }
-  return Out;
+  return out;
 }
 
-std::string optionText(const prof::OptionValue &V) {
+std::string optionText(const prof::OptionValue &v) {
   return std::visit(
-      [](const auto &X) -> std::string {
-        using T = std::decay_t<decltype(X)>;
+      [](const auto &x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, bool>)
-          return X ? "true" : "false";
+          return x ? "true" : "false";
         else if constexpr (std::is_same_v<T, std::string>)
-          return X;
+          return x;
         else
-          return llvm::formatv("{0}", X).str();
+          return llvm::formatv("{0}", x).str();
       },
-      V);
+      v);
 }
 
 /// What a report is of: its program (parameters, else the input path).
-std::string programOf(const prof::ProfileReport &R) {
-  if (R.parameters)
-    return "parameters " + prof::toJSONText(*R.parameters);
-  return "input '" + R.input + "'";
+std::string programOf(const prof::ProfileReport &r) {
+  if (r.parameters)
+    return "parameters " + prof::toJSONText(*r.parameters);
+  return "input '" + r.input + "'";
 }
 
 struct LoadedSide {
@@ -149,453 +149,453 @@ struct LoadedSide {
   std::vector<std::string> warnings;
 };
 
-llvm::Error addReport(LoadedSide &S, StringRef Path, StringRef Point = "") {
-  auto R = prof::readReport(Path);
-  if (!R)
-    return R.takeError();
-  if (R->error)
-    return createStringError(Path + ": the profiled run failed (" +
-                             *R->error + "); compare finished runs only");
-  S.side.files.push_back(Path.str());
-  S.points[Point.str()].push_back(std::move(*R));
+llvm::Error addReport(LoadedSide &s, StringRef path, StringRef point = "") {
+  auto r = prof::readReport(path);
+  if (!r)
+    return r.takeError();
+  if (r->error)
+    return createStringError(path + ": the profiled run failed (" +
+                             *r->error + "); compare finished runs only");
+  s.side.files.push_back(path.str());
+  s.points[point.str()].push_back(std::move(*r));
   return llvm::Error::success();
 }
 
-Expected<LoadedSide> loadSide(StringRef Spec, StringRef Which) {
-  LoadedSide S;
-  S.side.spec = Spec.str();
-  auto Fail = [&](const llvm::Twine &Msg) -> llvm::Error {
-    return createStringError(Which + " ('" + Spec + "'): " + Msg);
+Expected<LoadedSide> loadSide(StringRef spec, StringRef which) {
+  LoadedSide s;
+  s.side.spec = spec.str();
+  auto fail = [&](const llvm::Twine &msg) -> llvm::Error {
+    return createStringError(which + " ('" + spec + "'): " + msg);
   };
-  if (Spec.contains(',')) {
-    S.side.kind = "reports";
-    llvm::SmallVector<StringRef> Parts;
-    Spec.split(Parts, ',', -1, false);
-    for (StringRef P : Parts)
-      if (llvm::Error E = addReport(S, P))
-        return std::move(E);
-  } else if (llvm::sys::fs::is_directory(Spec)) {
-    llvm::SmallString<256> Points(Spec);
-    llvm::sys::path::append(Points, "points");
-    if (llvm::sys::fs::is_directory(Points)) {
-      S.side.kind = "sweep";
-      auto Results = loadResults({Spec.str()});
-      if (!Results)
-        return Results.takeError();
-      for (PointRecord &P : *Results) {
-        if (P.status != "ok" || !P.report) {
-          S.warnings.push_back(Which.str() + ": point " + P.key + " " +
-                               P.status + " (" + P.reason +
+  if (spec.contains(',')) {
+    s.side.kind = "reports";
+    llvm::SmallVector<StringRef> parts;
+    spec.split(parts, ',', -1, false);
+    for (StringRef p : parts)
+      if (llvm::Error e = addReport(s, p))
+        return std::move(e);
+  } else if (llvm::sys::fs::is_directory(spec)) {
+    llvm::SmallString<256> points(spec);
+    llvm::sys::path::append(points, "points");
+    if (llvm::sys::fs::is_directory(points)) {
+      s.side.kind = "sweep";
+      auto results = loadResults({spec.str()});
+      if (!results)
+        return results.takeError();
+      for (PointRecord &p : *results) {
+        if (p.status != "ok" || !p.report) {
+          s.warnings.push_back(which.str() + ": point " + p.key + " " +
+                               p.status + " (" + p.reason +
                                "): not compared");
           continue;
         }
-        S.side.files.push_back(P.key);
-        S.points[P.key].push_back(std::move(*P.report));
+        s.side.files.push_back(p.key);
+        s.points[p.key].push_back(std::move(*p.report));
       }
     } else {
-      S.side.kind = "reports";
-      std::vector<std::string> Files;
-      std::error_code EC;
-      for (llvm::sys::fs::directory_iterator It(Spec, EC), End;
-           It != End && !EC; It.increment(EC))
-        if (StringRef(It->path()).ends_with(".json"))
-          Files.push_back(It->path());
-      if (EC)
-        return Fail(EC.message());
-      std::sort(Files.begin(), Files.end());
-      for (const std::string &F : Files)
-        if (llvm::Error E = addReport(S, F))
-          return std::move(E);
+      s.side.kind = "reports";
+      std::vector<std::string> files;
+      std::error_code ec;
+      for (llvm::sys::fs::directory_iterator it(spec, ec), end;
+           it != end && !ec; it.increment(ec))
+        if (StringRef(it->path()).ends_with(".json"))
+          files.push_back(it->path());
+      if (ec)
+        return fail(ec.message());
+      std::sort(files.begin(), files.end());
+      for (const std::string &f : files)
+        if (llvm::Error e = addReport(s, f))
+          return std::move(e);
     }
   } else {
-    S.side.kind = "reports";
-    if (llvm::Error E = addReport(S, Spec))
-      return std::move(E);
+    s.side.kind = "reports";
+    if (llvm::Error e = addReport(s, spec))
+      return std::move(e);
   }
-  if (S.points.empty())
-    return Fail("no report to compare");
+  if (s.points.empty())
+    return fail("no report to compare");
   // The runs of one point must be runs of one thing.
-  size_t Runs = 0;
-  for (auto &[Key, Reports] : S.points) {
-    Runs = std::max(Runs, Reports.size());
-    const prof::ProfileReport &First = Reports.front();
-    for (const prof::ProfileReport &R : Reports) {
-      if (R.tool != First.tool || programOf(R) != programOf(First))
-        return Fail("the reports are of different programs or tools (" +
-                    First.tool + " " + programOf(First) + " vs " + R.tool +
-                    " " + programOf(R) + "); repeated runs must be of one");
-      if (R.options != First.options)
-        return Fail("the reports were made with different options; "
+  size_t runs = 0;
+  for (auto &[key, reports] : s.points) {
+    runs = std::max(runs, reports.size());
+    const prof::ProfileReport &first = reports.front();
+    for (const prof::ProfileReport &r : reports) {
+      if (r.tool != first.tool || programOf(r) != programOf(first))
+        return fail("the reports are of different programs or tools (" +
+                    first.tool + " " + programOf(first) + " vs " + r.tool +
+                    " " + programOf(r) + "); repeated runs must be of one");
+      if (r.options != first.options)
+        return fail("the reports were made with different options; "
                     "repeated runs must use the same");
     }
   }
-  S.side.runs = Runs;
-  return S;
+  s.side.runs = runs;
+  return s;
 }
 
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  size_t N = V.size();
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void decide(CompareRow &Row, const CompareOptions &O) {
-  if (Row.a.empty() || Row.b.empty()) {
-    Row.verdict = Row.a.empty() ? "only_b" : "only_a";
+void decide(CompareRow &row, const CompareOptions &o) {
+  if (row.a.empty() || row.b.empty()) {
+    row.verdict = row.a.empty() ? "only_b" : "only_a";
     return;
   }
-  double A = median(Row.a), B = median(Row.b);
-  Row.aMedian = A;
-  Row.bMedian = B;
-  Row.delta = B - A;
-  if (A != 0)
-    Row.relPct = (B - A) / std::fabs(A) * 100;
-  double Thr = O.thresholdPct.count(Row.metric)
-                   ? O.thresholdPct.at(Row.metric)
+  double a = median(row.a), b = median(row.b);
+  row.aMedian = a;
+  row.bMedian = b;
+  row.delta = b - a;
+  if (a != 0)
+    row.relPct = (b - a) / std::fabs(a) * 100;
+  double thr = o.thresholdPct.count(row.metric)
+                   ? o.thresholdPct.at(row.metric)
                    : 0;
-  bool Beyond = Row.relPct ? std::fabs(*Row.relPct) > Thr : B != A;
-  if (isTime(Row.metric) && std::fabs(B - A) < O.minTimeS)
-    Beyond = false;
-  if (!Beyond) {
-    Row.verdict = "same";
+  bool beyond = row.relPct ? std::fabs(*row.relPct) > thr : b != a;
+  if (isTime(row.metric) && std::fabs(b - a) < o.minTimeS)
+    beyond = false;
+  if (!beyond) {
+    row.verdict = "same";
     return;
   }
-  if (Row.a.size() >= 2 && Row.b.size() >= 2) {
-    auto [AMin, AMax] = std::minmax_element(Row.a.begin(), Row.a.end());
-    auto [BMin, BMax] = std::minmax_element(Row.b.begin(), Row.b.end());
-    if (*BMin <= *AMax && *AMin <= *BMax) {
-      Row.verdict = "noise";
+  if (row.a.size() >= 2 && row.b.size() >= 2) {
+    auto [aMin, aMax] = std::minmax_element(row.a.begin(), row.a.end());
+    auto [bMin, bMax] = std::minmax_element(row.b.begin(), row.b.end());
+    if (*bMin <= *aMax && *aMin <= *bMax) {
+      row.verdict = "noise";
       return;
     }
   }
-  Row.verdict = B > A ? "regression" : "improvement";
+  row.verdict = b > a ? "regression" : "improvement";
 }
 
 const std::map<std::string, std::string> &shortNames() {
-  static const std::map<std::string, std::string> M = {
+  static const std::map<std::string, std::string> m = {
       {"wall", "wall_s"},         {"time", "wall_s"},
       {"cpu", "cpu_s"},           {"peak", "peak_rss_bytes"},
       {"rss", "peak_rss_bytes"},  {"peak_rss", "peak_rss_bytes"},
       {"heap", "heap_bytes"},     {"ir", "ir_bytes"},
       {"lines", "ir_lines"}};
-  return M;
+  return m;
 }
 
 } // namespace
 
 const std::vector<std::string> &q2::orch::compareMetrics() {
-  static const std::vector<std::string> M = {
+  static const std::vector<std::string> m = {
       "wall_s", "cpu_s", "peak_rss_bytes", "heap_bytes", "ir_bytes",
       "ir_lines"};
-  return M;
+  return m;
 }
 
 CompareOptions::CompareOptions()
     : thresholdPct{{"wall_s", 10},    {"cpu_s", 10},   {"peak_rss_bytes", 5},
                    {"heap_bytes", 10}, {"ir_bytes", 1}, {"ir_lines", 1}} {}
 
-llvm::Error q2::orch::parseThresholds(StringRef Spec, CompareOptions &O) {
-  llvm::SmallVector<StringRef> Parts;
-  Spec.split(Parts, ',', -1, false);
-  for (StringRef P : Parts) {
-    auto [K, V] = P.split('=');
-    K = K.trim();
-    V = V.trim();
-    V.consume_back("%");
-    std::string Metric = K.str();
-    if (auto It = shortNames().find(Metric); It != shortNames().end())
-      Metric = It->second;
-    if (!llvm::is_contained(compareMetrics(), Metric))
+llvm::Error q2::orch::parseThresholds(StringRef spec, CompareOptions &o) {
+  llvm::SmallVector<StringRef> parts;
+  spec.split(parts, ',', -1, false);
+  for (StringRef p : parts) {
+    auto [key, value] = p.split('=');
+    key = key.trim();
+    value = value.trim();
+    value.consume_back("%");
+    std::string metric = key.str();
+    if (auto it = shortNames().find(metric); it != shortNames().end())
+      metric = it->second;
+    if (!llvm::is_contained(compareMetrics(), metric))
       return createStringError(
-          "--threshold: unknown metric '" + K +
+          "--threshold: unknown metric '" + key +
           "' (metrics: wall_s cpu_s peak_rss_bytes heap_bytes ir_bytes "
           "ir_lines, or wall cpu peak heap ir lines)");
-    double D;
-    if (V.getAsDouble(D) || !std::isfinite(D) || D < 0)
-      return createStringError("--threshold: '" + P +
+    double d;
+    if (value.getAsDouble(d) || !std::isfinite(d) || d < 0)
+      return createStringError("--threshold: '" + p +
                                "': expected METRIC=PERCENT, a number >= 0");
-    O.thresholdPct[Metric] = D;
+    o.thresholdPct[metric] = d;
   }
   return llvm::Error::success();
 }
 
-Expected<CompareResult> q2::orch::compareProfiles(StringRef ASpec,
-                                                  StringRef BSpec,
-                                                  const CompareOptions &O) {
-  auto A = loadSide(ASpec, "A");
-  if (!A)
-    return A.takeError();
-  auto B = loadSide(BSpec, "B");
-  if (!B)
-    return B.takeError();
-  if (A->side.kind != B->side.kind)
-    return createStringError("cannot compare a " + A->side.kind + " (A) with a " +
-                             B->side.kind + " (B)");
-  CompareResult R;
-  R.a = A->side;
-  R.b = B->side;
-  R.thresholdPct = O.thresholdPct;
-  R.minTimeS = O.minTimeS;
-  R.rule = llvm::formatv(
+Expected<CompareResult> q2::orch::compareProfiles(StringRef aSpec,
+                                                  StringRef bSpec,
+                                                  const CompareOptions &o) {
+  auto a = loadSide(aSpec, "A");
+  if (!a)
+    return a.takeError();
+  auto b = loadSide(bSpec, "B");
+  if (!b)
+    return b.takeError();
+  if (a->side.kind != b->side.kind)
+    return createStringError("cannot compare a " + a->side.kind + " (A) with a " +
+                             b->side.kind + " (B)");
+  CompareResult r;
+  r.a = a->side;
+  r.b = b->side;
+  r.thresholdPct = o.thresholdPct;
+  r.minTimeS = o.minTimeS;
+  r.rule = llvm::formatv(
       "a change counts when median(B) differs from median(A) by more than "
       "the metric's threshold (% of median(A); times also by >= {0} ms) "
       "and, with >= 2 runs on both sides, the ranges [min, max] of A and B "
       "do not overlap (the change exceeds the spread of both sides); "
       "larger is worse for every metric",
-      O.minTimeS * 1e3);
-  R.warnings = A->warnings;
-  R.warnings.insert(R.warnings.end(), B->warnings.begin(), B->warnings.end());
-  if (A->side.runs < 2 || B->side.runs < 2)
-    R.warnings.push_back(
+      o.minTimeS * 1e3);
+  r.warnings = a->warnings;
+  r.warnings.insert(r.warnings.end(), b->warnings.begin(), b->warnings.end());
+  if (a->side.runs < 2 || b->side.runs < 2)
+    r.warnings.push_back(
         "single run on a side: no noise estimate, thresholds only (give "
         "repeated reports for a noise-aware verdict)");
 
   // Every point of either side, A's order first.
-  std::vector<std::string> Points;
-  for (auto &KV : A->points)
-    Points.push_back(KV.first);
-  for (auto &KV : B->points)
-    if (!A->points.count(KV.first))
-      Points.push_back(KV.first);
+  std::vector<std::string> points;
+  for (auto &kv : a->points)
+    points.push_back(kv.first);
+  for (auto &kv : b->points)
+    if (!a->points.count(kv.first))
+      points.push_back(kv.first);
 
-  bool OptionsChecked = false;
-  for (const std::string &Point : Points) {
-    auto AIt = A->points.find(Point), BIt = B->points.find(Point);
-    if (AIt == A->points.end() || BIt == B->points.end()) {
-      R.warnings.push_back("point " + Point + " only in " +
-                           (AIt == A->points.end() ? "B" : "A") +
+  bool optionsChecked = false;
+  for (const std::string &point : points) {
+    auto aIt = a->points.find(point), bIt = b->points.find(point);
+    if (aIt == a->points.end() || bIt == b->points.end()) {
+      r.warnings.push_back("point " + point + " only in " +
+                           (aIt == a->points.end() ? "B" : "A") +
                            ": not compared");
       continue;
     }
-    const prof::ProfileReport &RA = AIt->second.front();
-    const prof::ProfileReport &RB = BIt->second.front();
-    if (RA.tool != RB.tool)
-      return createStringError("A is a " + RA.tool + " report, B a " +
-                               RB.tool + " report: not comparable");
-    if (programOf(RA) != programOf(RB)) {
-      std::string Msg = (Point.empty() ? "" : "point " + Point + ": ") +
+    const prof::ProfileReport &ra = aIt->second.front();
+    const prof::ProfileReport &rb = bIt->second.front();
+    if (ra.tool != rb.tool)
+      return createStringError("A is a " + ra.tool + " report, B a " +
+                               rb.tool + " report: not comparable");
+    if (programOf(ra) != programOf(rb)) {
+      std::string msg = (point.empty() ? "" : "point " + point + ": ") +
                         "A and B profile different programs (A: " +
-                        programOf(RA) + "; B: " + programOf(RB) + ")";
-      if (!O.allowDifferentProgram)
-        return createStringError(Msg +
+                        programOf(ra) + "; B: " + programOf(rb) + ")";
+      if (!o.allowDifferentProgram)
+        return createStringError(msg +
                                  "; --allow-different-program compares "
                                  "them anyway");
-      R.warnings.push_back(Msg);
+      r.warnings.push_back(msg);
     }
-    if (!OptionsChecked) {
-      OptionsChecked = true;
-      std::set<std::string> Keys;
-      for (auto &KV : RA.options)
-        Keys.insert(KV.first);
-      for (auto &KV : RB.options)
-        Keys.insert(KV.first);
-      for (const std::string &K : Keys) {
-        auto OA = RA.options.find(K), OB = RB.options.find(K);
-        std::string VA = OA == RA.options.end() ? "(absent)"
-                                                : optionText(OA->second);
-        std::string VB = OB == RB.options.end() ? "(absent)"
-                                                : optionText(OB->second);
-        if (VA != VB)
-          R.optionDifferences.push_back(K + ": " + VA + " -> " + VB);
+    if (!optionsChecked) {
+      optionsChecked = true;
+      std::set<std::string> keys;
+      for (auto &kv : ra.options)
+        keys.insert(kv.first);
+      for (auto &kv : rb.options)
+        keys.insert(kv.first);
+      for (const std::string &k : keys) {
+        auto oa = ra.options.find(k), ob = rb.options.find(k);
+        std::string va = oa == ra.options.end() ? "(absent)"
+                                                : optionText(oa->second);
+        std::string vb = ob == rb.options.end() ? "(absent)"
+                                                : optionText(ob->second);
+        if (va != vb)
+          r.optionDifferences.push_back(k + ": " + va + " -> " + vb);
       }
     }
 
-    std::vector<ReportRows> RowsA, RowsB;
-    for (const auto &Rep : AIt->second)
-      RowsA.push_back(rowsOf(Rep));
-    for (const auto &Rep : BIt->second)
-      RowsB.push_back(rowsOf(Rep));
+    std::vector<ReportRows> rowsA, rowsB;
+    for (const auto &rep : aIt->second)
+      rowsA.push_back(rowsOf(rep));
+    for (const auto &rep : bIt->second)
+      rowsB.push_back(rowsOf(rep));
     // Row order: A's first run, then anything new in the others.
-    std::vector<std::string> Order;
-    std::set<std::string> Have;
-    std::map<std::string, std::pair<std::string, std::string>> KindName;
-    for (auto *Side : {&RowsA, &RowsB})
-      for (const ReportRows &RR : *Side)
-        for (const std::string &K : RR.order)
-          if (Have.insert(K).second) {
-            Order.push_back(K);
-            KindName[K] = {RR.rows.at(K).kind, RR.rows.at(K).name};
+    std::vector<std::string> order;
+    std::set<std::string> have;
+    std::map<std::string, std::pair<std::string, std::string>> kindName;
+    for (auto *side : {&rowsA, &rowsB})
+      for (const ReportRows &rr : *side)
+        for (const std::string &k : rr.order)
+          if (have.insert(k).second) {
+            order.push_back(k);
+            kindName[k] = {rr.rows.at(k).kind, rr.rows.at(k).name};
           }
     // Totals last.
-    std::stable_partition(Order.begin(), Order.end(), [](const std::string &K) {
-      return !StringRef(K).starts_with("total:");
+    std::stable_partition(order.begin(), order.end(), [](const std::string &k) {
+      return !StringRef(k).starts_with("total:");
     });
-    for (const std::string &K : Order) {
-      bool OnlyOneSide = false;
-      for (const std::string &M : compareMetrics()) {
-        CompareRow Row;
-        Row.point = Point;
-        Row.kind = KindName[K].first;
-        Row.name = KindName[K].second;
-        Row.metric = M;
-        bool InA = false, InB = false;
-        for (const ReportRows &RR : RowsA)
-          if (auto It = RR.rows.find(K); It != RR.rows.end()) {
-            InA = true;
-            if (auto V = It->second.metrics.find(M);
-                V != It->second.metrics.end())
-              Row.a.push_back(V->second);
+    for (const std::string &k : order) {
+      bool onlyOneSide = false;
+      for (const std::string &m : compareMetrics()) {
+        CompareRow row;
+        row.point = point;
+        row.kind = kindName[k].first;
+        row.name = kindName[k].second;
+        row.metric = m;
+        bool inA = false, inB = false;
+        for (const ReportRows &rr : rowsA)
+          if (auto it = rr.rows.find(k); it != rr.rows.end()) {
+            inA = true;
+            if (auto v = it->second.metrics.find(m);
+                v != it->second.metrics.end())
+              row.a.push_back(v->second);
           }
-        for (const ReportRows &RR : RowsB)
-          if (auto It = RR.rows.find(K); It != RR.rows.end()) {
-            InB = true;
-            if (auto V = It->second.metrics.find(M);
-                V != It->second.metrics.end())
-              Row.b.push_back(V->second);
+        for (const ReportRows &rr : rowsB)
+          if (auto it = rr.rows.find(k); it != rr.rows.end()) {
+            inB = true;
+            if (auto v = it->second.metrics.find(m);
+                v != it->second.metrics.end())
+              row.b.push_back(v->second);
           }
-        if (Row.a.empty() && Row.b.empty())
+        if (row.a.empty() && row.b.empty())
           continue; // a metric neither side has (IR with ir-metrics=false)
-        if (InA && InB && (Row.a.empty() || Row.b.empty()))
+        if (inA && inB && (row.a.empty() || row.b.empty()))
           continue; // measured on one side only: nothing to compare
-        OnlyOneSide |= !(InA && InB);
-        decide(Row, O);
-        Row.gated = Row.kind != "pass" || O.gatePasses;
-        if (Row.gated && Row.verdict == "regression")
-          ++R.regressions;
-        if (Row.gated && Row.verdict == "improvement")
-          ++R.improvements;
-        R.rows.push_back(std::move(Row));
+        onlyOneSide |= !(inA && inB);
+        decide(row, o);
+        row.gated = row.kind != "pass" || o.gatePasses;
+        if (row.gated && row.verdict == "regression")
+          ++r.regressions;
+        if (row.gated && row.verdict == "improvement")
+          ++r.improvements;
+        r.rows.push_back(std::move(row));
       }
-      if (OnlyOneSide && KindName[K].first != "pass")
-        R.warnings.push_back((Point.empty() ? "" : "point " + Point + ": ") +
-                             KindName[K].first + " '" + KindName[K].second +
+      if (onlyOneSide && kindName[k].first != "pass")
+        r.warnings.push_back((point.empty() ? "" : "point " + point + ": ") +
+                             kindName[k].first + " '" + kindName[k].second +
                              "' is on one side only");
     }
   }
-  return R;
+  return r;
 }
 
 namespace {
 
-std::string fmtValue(StringRef Metric, double V) {
-  if (isTime(Metric))
-    return llvm::formatv("{0:F2} ms", V * 1e3).str();
-  if (Metric == "ir_bytes")
-    return llvm::formatv("{0:F1} KB", V / 1024).str();
-  if (Metric.ends_with("_bytes"))
-    return llvm::formatv("{0:F1} MB", V / (1024.0 * 1024)).str();
-  return llvm::formatv("{0:F0}", V).str();
+std::string fmtValue(StringRef metric, double v) {
+  if (isTime(metric))
+    return llvm::formatv("{0:F2} ms", v * 1e3).str();
+  if (metric == "ir_bytes")
+    return llvm::formatv("{0:F1} KB", v / 1024).str();
+  if (metric.ends_with("_bytes"))
+    return llvm::formatv("{0:F1} MB", v / (1024.0 * 1024)).str();
+  return llvm::formatv("{0:F0}", v).str();
 }
 
-std::string fmtDelta(StringRef Metric, double V) {
-  std::string S = fmtValue(Metric, std::fabs(V));
-  return (V > 0 ? "+" : V < 0 ? "-" : " ") + S;
+std::string fmtDelta(StringRef metric, double v) {
+  std::string s = fmtValue(metric, std::fabs(v));
+  return (v > 0 ? "+" : v < 0 ? "-" : " ") + s;
 }
 
-std::string sideText(const CompareSide &S) {
-  return llvm::formatv("{0} ({1}, {2} run{3}{4})", S.spec, S.kind, S.runs,
-                       S.runs == 1 ? "" : "s",
-                       S.kind == "sweep"
-                           ? llvm::formatv(", {0} points", S.files.size()).str()
+std::string sideText(const CompareSide &s) {
+  return llvm::formatv("{0} ({1}, {2} run{3}{4})", s.spec, s.kind, s.runs,
+                       s.runs == 1 ? "" : "s",
+                       s.kind == "sweep"
+                           ? llvm::formatv(", {0} points", s.files.size()).str()
                            : "")
       .str();
 }
 
 } // namespace
 
-std::string q2::orch::formatCompareTable(const CompareResult &R, bool All) {
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  OS << "A: " << sideText(R.a) << "\nB: " << sideText(R.b) << "\n";
-  for (const std::string &D : R.optionDifferences)
-    OS << "options differ: " << D << "\n";
-  for (const std::string &W : R.warnings)
-    OS << "warning: " << W << "\n";
-  OS << llvm::formatv("{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n",
+std::string q2::orch::formatCompareTable(const CompareResult &r, bool all) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "A: " << sideText(r.a) << "\nB: " << sideText(r.b) << "\n";
+  for (const std::string &d : r.optionDifferences)
+    os << "options differ: " << d << "\n";
+  for (const std::string &w : r.warnings)
+    os << "warning: " << w << "\n";
+  os << llvm::formatv("{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n",
                       "row", "metric", "A", "B", "change", "rel", "verdict");
-  std::string LastPoint = "\x01", LastName;
-  for (const CompareRow &Row : R.rows) {
+  std::string lastPoint = "\x01", lastName;
+  for (const CompareRow &row : r.rows) {
     // Passes within their thresholds are left out unless asked for.
-    if (!All && Row.kind == "pass" && Row.verdict == "same")
+    if (!all && row.kind == "pass" && row.verdict == "same")
       continue;
-    if (Row.point != LastPoint) {
-      if (!Row.point.empty())
-        OS << "== point " << Row.point << "\n";
-      LastPoint = Row.point;
+    if (row.point != lastPoint) {
+      if (!row.point.empty())
+        os << "== point " << row.point << "\n";
+      lastPoint = row.point;
     }
-    std::string Name = Row.name == LastName ? "" : Row.name;
-    LastName = Row.name;
-    if (Name.size() > 52)
-      Name = "..." + Name.substr(Name.size() - 49);
-    auto V = [&](const std::optional<double> &X) {
-      return X ? fmtValue(Row.metric, *X) : std::string("-");
+    std::string name = row.name == lastName ? "" : row.name;
+    lastName = row.name;
+    if (name.size() > 52)
+      name = "..." + name.substr(name.size() - 49);
+    auto v = [&](const std::optional<double> &x) {
+      return x ? fmtValue(row.metric, *x) : std::string("-");
     };
-    std::string Verdict = Row.verdict;
-    if (!Row.gated && (Verdict == "regression" || Verdict == "improvement"))
-      Verdict += " (not gated)";
-    if (Row.a.empty() || Row.b.empty()) {
-      OS << llvm::formatv("{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n",
-                          Name, Row.metric,
-                          Row.a.empty() ? "-" : fmtValue(Row.metric, median(Row.a)),
-                          Row.b.empty() ? "-" : fmtValue(Row.metric, median(Row.b)),
-                          "", "", Verdict);
+    std::string verdict = row.verdict;
+    if (!row.gated && (verdict == "regression" || verdict == "improvement"))
+      verdict += " (not gated)";
+    if (row.a.empty() || row.b.empty()) {
+      os << llvm::formatv("{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n",
+                          name, row.metric,
+                          row.a.empty() ? "-" : fmtValue(row.metric, median(row.a)),
+                          row.b.empty() ? "-" : fmtValue(row.metric, median(row.b)),
+                          "", "", verdict);
       continue;
     }
-    OS << llvm::formatv(
-        "{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n", Name, Row.metric,
-        V(Row.aMedian), V(Row.bMedian), fmtDelta(Row.metric, *Row.delta),
-        Row.relPct ? llvm::formatv("{0}{1:F1}%", *Row.relPct > 0 ? "+" : "",
-                                   *Row.relPct)
+    os << llvm::formatv(
+        "{0,-52} {1,-15} {2,12} {3,12} {4,12} {5,8}  {6}\n", name, row.metric,
+        v(row.aMedian), v(row.bMedian), fmtDelta(row.metric, *row.delta),
+        row.relPct ? llvm::formatv("{0}{1:F1}%", *row.relPct > 0 ? "+" : "",
+                                   *row.relPct)
                          .str()
                    : std::string("-"),
-        Verdict == "same" ? "" : Verdict);
+        verdict == "same" ? "" : verdict);
   }
-  OS << "rule: " << R.rule << "\n";
-  OS << "thresholds:";
-  for (const std::string &M : compareMetrics())
-    OS << " " << M << "=" << llvm::format("%g", R.thresholdPct.at(M))
+  os << "rule: " << r.rule << "\n";
+  os << "thresholds:";
+  for (const std::string &m : compareMetrics())
+    os << " " << m << "=" << llvm::format("%g", r.thresholdPct.at(m))
        << "%";
-  OS << "\n";
-  OS << llvm::formatv("verdict: {0} ({1} regression{2}, {3} improvement{4} "
+  os << "\n";
+  os << llvm::formatv("verdict: {0} ({1} regression{2}, {3} improvement{4} "
                       "among the gated rows)\n",
-                      R.regression() ? "REGRESSION" : "no regression",
-                      R.regressions, R.regressions == 1 ? "" : "s",
-                      R.improvements, R.improvements == 1 ? "" : "s");
-  return Out;
+                      r.regression() ? "REGRESSION" : "no regression",
+                      r.regressions, r.regressions == 1 ? "" : "s",
+                      r.improvements, r.improvements == 1 ? "" : "s");
+  return out;
 }
 
-std::string q2::orch::toJSONText(const CompareResult &R, int Indent) {
+std::string q2::orch::toJSONText(const CompareResult &r, int indent) {
   using nlohmann::json;
-  auto Side = [](const CompareSide &S) {
-    return json{{"spec", S.spec}, {"kind", S.kind}, {"files", S.files},
-                {"runs", S.runs}};
+  auto side = [](const CompareSide &s) {
+    return json{{"spec", s.spec}, {"kind", s.kind}, {"files", s.files},
+                {"runs", s.runs}};
   };
-  auto Opt = [](const std::optional<double> &X) {
-    return X ? json(*X) : json(nullptr);
+  auto opt = [](const std::optional<double> &x) {
+    return x ? json(*x) : json(nullptr);
   };
-  json Rows = json::array();
-  for (const CompareRow &Row : R.rows)
-    Rows.push_back({{"point", Row.point},
-                    {"kind", Row.kind},
-                    {"name", Row.name},
-                    {"metric", Row.metric},
-                    {"a", Opt(Row.aMedian ? Row.aMedian
-                                          : Row.a.empty()
+  json rows = json::array();
+  for (const CompareRow &row : r.rows)
+    rows.push_back({{"point", row.point},
+                    {"kind", row.kind},
+                    {"name", row.name},
+                    {"metric", row.metric},
+                    {"a", opt(row.aMedian ? row.aMedian
+                                          : row.a.empty()
                                               ? std::nullopt
                                               : std::optional<double>(
-                                                    median(Row.a)))},
-                    {"b", Opt(Row.bMedian ? Row.bMedian
-                                          : Row.b.empty()
+                                                    median(row.a)))},
+                    {"b", opt(row.bMedian ? row.bMedian
+                                          : row.b.empty()
                                               ? std::nullopt
                                               : std::optional<double>(
-                                                    median(Row.b)))},
-                    {"a_runs", Row.a},
-                    {"b_runs", Row.b},
-                    {"delta", Opt(Row.delta)},
-                    {"rel_pct", Opt(Row.relPct)},
-                    {"verdict", Row.verdict},
-                    {"gated", Row.gated}});
-  json J = {{"schema", R.schema},
-            {"a", Side(R.a)},
-            {"b", Side(R.b)},
-            {"rule", R.rule},
-            {"threshold_pct", R.thresholdPct},
-            {"min_time_s", R.minTimeS},
-            {"option_differences", R.optionDifferences},
-            {"warnings", R.warnings},
-            {"regressions", R.regressions},
-            {"improvements", R.improvements},
-            {"verdict", R.regression() ? "regression" : "no regression"},
-            {"rows", Rows}};
-  return J.dump(Indent);
+                                                    median(row.b)))},
+                    {"a_runs", row.a},
+                    {"b_runs", row.b},
+                    {"delta", opt(row.delta)},
+                    {"rel_pct", opt(row.relPct)},
+                    {"verdict", row.verdict},
+                    {"gated", row.gated}});
+  json j = {{"schema", r.schema},
+            {"a", side(r.a)},
+            {"b", side(r.b)},
+            {"rule", r.rule},
+            {"threshold_pct", r.thresholdPct},
+            {"min_time_s", r.minTimeS},
+            {"option_differences", r.optionDifferences},
+            {"warnings", r.warnings},
+            {"regressions", r.regressions},
+            {"improvements", r.improvements},
+            {"verdict", r.regression() ? "regression" : "no regression"},
+            {"rows", rows}};
+  return j.dump(indent);
 }

@@ -79,54 +79,54 @@ struct CompareCL {
 };
 
 CompareCL &cmd() {
-  static CompareCL C;
-  return C;
+  static CompareCL c;
+  return c;
 }
 
-int fail(const llvm::Twine &Msg) {
-  llvm::errs() << "q2-profile: error: compare: " << Msg << "\n";
+int fail(const llvm::Twine &msg) {
+  llvm::errs() << "q2-profile: error: compare: " << msg << "\n";
   return 2;
 }
 
 /// <bin>/../share/q2/plot_compare.py next to this q2-profile.
-std::string plotScript(const char *Argv0) {
-  std::string Self = llvm::sys::fs::getMainExecutable(
-      Argv0, reinterpret_cast<void *>(&q2::orch::q2ProfileMain));
-  llvm::SmallString<256> P(llvm::sys::path::parent_path(Self));
-  llvm::sys::path::append(P, "..", "share", "q2", "plot_compare.py");
-  return std::string(P);
+std::string plotScript(const char *argv0) {
+  std::string self = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&q2::orch::q2ProfileMain));
+  llvm::SmallString<256> p(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(p, "..", "share", "q2", "plot_compare.py");
+  return std::string(p);
 }
 
-int plot(const CompareResult &R, const char *Argv0) {
-  CompareCL &C = cmd();
-  std::string Script = plotScript(Argv0);
-  if (!llvm::sys::fs::exists(Script))
-    return fail("--png: the plot script is not installed at '" + Script + "'");
-  std::string Py = C.Python;
-  if (Py.empty()) {
+int plot(const CompareResult &r, const char *argv0) {
+  CompareCL &c = cmd();
+  std::string script = plotScript(argv0);
+  if (!llvm::sys::fs::exists(script))
+    return fail("--png: the plot script is not installed at '" + script + "'");
+  std::string py = c.Python;
+  if (py.empty()) {
     if (llvm::sys::fs::can_execute("/usr/bin/python3"))
-      Py = "/usr/bin/python3";
-    else if (auto P = llvm::sys::findProgramByName("python3"))
-      Py = *P;
+      py = "/usr/bin/python3";
+    else if (auto p = llvm::sys::findProgramByName("python3"))
+      py = *p;
     else
       return fail("--png: no python3 found (give --python)");
   }
-  llvm::SmallString<128> Tmp;
-  if (std::error_code EC =
-          llvm::sys::fs::createTemporaryFile("q2-compare", "json", Tmp))
-    return fail("--png: cannot create a temporary file: " + EC.message());
-  llvm::FileRemover Remove(Tmp);
-  if (llvm::Error E = q2::writeFileAtomically(Tmp, toJSONText(R, -1)))
-    return fail(llvm::toString(std::move(E)));
-  std::string Err;
-  StringRef Args[] = {Py, Script, Tmp, "-o", C.Png};
-  int RC = llvm::sys::ExecuteAndWait(Py, Args, std::nullopt, {}, 0, 0, &Err);
-  if (RC == 3)
-    return fail("--png: matplotlib is not available to " + Py +
+  llvm::SmallString<128> tmp;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("q2-compare", "json", tmp))
+    return fail("--png: cannot create a temporary file: " + ec.message());
+  llvm::FileRemover remove(tmp);
+  if (llvm::Error e = q2::writeFileAtomically(tmp, toJSONText(r, -1)))
+    return fail(llvm::toString(std::move(e)));
+  std::string err;
+  StringRef args[] = {py, script, tmp, "-o", c.Png};
+  int rc = llvm::sys::ExecuteAndWait(py, args, std::nullopt, {}, 0, 0, &err);
+  if (rc == 3)
+    return fail("--png: matplotlib is not available to " + py +
                 " (install python3-matplotlib or give --python)");
-  if (RC != 0)
-    return fail("--png: " + Py + " " + Script + " failed" +
-                (Err.empty() ? "" : ": " + Err));
+  if (rc != 0)
+    return fail("--png: " + py + " " + script + " failed" +
+                (err.empty() ? "" : ": " + err));
   return 0;
 }
 
@@ -135,33 +135,33 @@ int plot(const CompareResult &R, const char *Argv0) {
 cl::SubCommand &q2::orch::compareSubCommand() { return cmd().Sub; }
 cl::OptionCategory &q2::orch::compareCategory() { return cmd().Cat; }
 
-int q2::orch::runCompareCommand(const char *Argv0) {
-  CompareCL &C = cmd();
-  if (C.Inputs.size() != 2)
+int q2::orch::runCompareCommand(const char *argv0) {
+  CompareCL &c = cmd();
+  if (c.Inputs.size() != 2)
     return fail(llvm::Twine("expected two inputs, A and B, got ") +
-                llvm::Twine(unsigned(C.Inputs.size())));
-  CompareOptions O;
-  for (const std::string &T : C.Threshold)
-    if (llvm::Error E = parseThresholds(T, O))
-      return fail(llvm::toString(std::move(E)));
-  if (!(C.MinTimeMs >= 0))
+                llvm::Twine(unsigned(c.Inputs.size())));
+  CompareOptions o;
+  for (const std::string &t : c.Threshold)
+    if (llvm::Error e = parseThresholds(t, o))
+      return fail(llvm::toString(std::move(e)));
+  if (!(c.MinTimeMs >= 0))
     return fail("--min-time-ms must be >= 0");
-  O.minTimeS = C.MinTimeMs / 1e3;
-  O.gatePasses = C.GatePasses;
-  O.allowDifferentProgram = C.AllowDifferentProgram;
-  if (!C.Png.empty())
-    if (llvm::Error E = q2::checkOutputPath(C.Png, "--png"))
-      return fail(llvm::toString(std::move(E)));
-  auto R = compareProfiles(C.Inputs[0], C.Inputs[1], O);
-  if (!R)
-    return fail(llvm::toString(R.takeError()));
-  if (C.Json)
-    llvm::outs() << toJSONText(*R) << "\n";
+  o.minTimeS = c.MinTimeMs / 1e3;
+  o.gatePasses = c.GatePasses;
+  o.allowDifferentProgram = c.AllowDifferentProgram;
+  if (!c.Png.empty())
+    if (llvm::Error e = q2::checkOutputPath(c.Png, "--png"))
+      return fail(llvm::toString(std::move(e)));
+  auto r = compareProfiles(c.Inputs[0], c.Inputs[1], o);
+  if (!r)
+    return fail(llvm::toString(r.takeError()));
+  if (c.Json)
+    llvm::outs() << toJSONText(*r) << "\n";
   else
-    llvm::outs() << formatCompareTable(*R, C.All);
+    llvm::outs() << formatCompareTable(*r, c.All);
   llvm::outs().flush();
-  if (!C.Png.empty())
-    if (int RC = plot(*R, Argv0))
-      return RC;
-  return R->regression() ? 1 : 0;
+  if (!c.Png.empty())
+    if (int rc = plot(*r, argv0))
+      return rc;
+  return r->regression() ? 1 : 0;
 }

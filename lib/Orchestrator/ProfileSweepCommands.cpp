@@ -55,8 +55,8 @@ llvm::Expected<SweepSpec> pointSpec(Options &o) {
   };
   SweepSpec s;
   s.outDir = o.Out;
-  auto Template = [&](const char *name, const std::string &text,
-                      std::vector<std::string> &out) -> llvm::Error {
+  auto tokenizeTemplate = [&](const char *name, const std::string &text,
+                              std::vector<std::string> &out) -> llvm::Error {
     llvm::BumpPtrAllocator alloc;
     llvm::StringSaver saver(alloc);
     llvm::SmallVector<const char *, 16> toks;
@@ -67,10 +67,12 @@ llvm::Expected<SweepSpec> pointSpec(Options &o) {
     return llvm::Error::success();
   };
   if (o.PhaseA.getNumOccurrences())
-    if (llvm::Error e = Template("--phase-a", o.PhaseA, s.commands.phaseA))
+    if (llvm::Error e =
+            tokenizeTemplate("--phase-a", o.PhaseA, s.commands.phaseA))
       return std::move(e);
   if (o.PhaseBC.getNumOccurrences())
-    if (llvm::Error e = Template("--phase-bc", o.PhaseBC, s.commands.phaseBC))
+    if (llvm::Error e =
+            tokenizeTemplate("--phase-bc", o.PhaseBC, s.commands.phaseBC))
       return std::move(e);
   for (const std::string &v : o.Vars) {
     std::pair<std::string, std::string> kv;

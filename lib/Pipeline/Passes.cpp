@@ -2,10 +2,9 @@
 #include "q2/Pipeline/Passes.h"
 #include "q2/Pipeline/Pipeline.h"
 
-#include "q2/Profiling/MLIR/IRMetrics.h"
 #include "q2/Profiling/MLIR/ProfilePass.h"
 #include "q2/Profiling/MLIR/SnapshotPass.h"
-#include "q2/Session/StageHooks.h"
+#include "q2/Session/CompileSession.h"
 #include "q2/Support/FileIO.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -96,9 +95,9 @@ struct LLVMStagePass : PassWrapper<LLVMStagePass, OperationPass<ModuleOp>> {
   std::string output;
 };
 
-/// All six stages through compile(): stages 1-4 run as dynamic pipelines of
-/// this pass (so the host's instrumentation sees every pass), 5-6 as
-/// functions; with a report, a q2-snapshot record brackets every stage.
+/// All six stages through the compile session (hosted on this module):
+/// stages 1-4 run as dynamic pipelines of this pass, 5-6 as functions; with
+/// a report, a q2-snapshot record brackets every stage.
 struct QPEPipelinePass
     : PassWrapper<QPEPipelinePass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(QPEPipelinePass)
@@ -128,43 +127,23 @@ struct QPEPipelinePass
   }
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    auto snapshot = [&](llvm::StringRef label, const StageOutput *out)
-        -> llvm::Error {
-      if (!profile)
-        return llvm::Error::success();
-      auto entry = prof::snapshotWithIR(label, module);
-      if (!entry)
-        return entry.takeError();
-      if (out && out->llvmModule)
-        entry->llvmIR = prof::measureIR(*out->llvmModule);
-      if (out && !out->object.empty())
-        entry->object = prof::measureBuffer(
-            llvm::StringRef(out->object.data(), out->object.size()));
-      return prof::appendSnapshot(report, std::move(*entry));
-    };
-    // The compile session's stage hooks, with the stages run as dynamic
-    // pipelines of this pass (so the host's instrumentation sees every
-    // pass) and the snapshots as an extra observer.
-    q2::session::WhereAmI where;
-    q2::session::StageHooks hooks({}, where, /*profiler=*/nullptr);
-    hooks.runNested = [this](OpPassManager &pm, ModuleOp m) {
+    // The compile session, hosted on this pass's module: the stages run as
+    // dynamic pipelines of this pass (so the host's instrumentation sees
+    // every pass), with the session's hooks, snapshots and output.
+    q2::session::SessionOptions so;
+    so.pipeline = opts;
+    so.last = Stage::ObjectCode;
+    q2::session::HostedCompile hosting;
+    hosting.runNested = [this](OpPassManager &pm, ModuleOp m) {
       return runPipeline(pm, m);
     };
-    hooks.alsoAfterStage = [&](const StageOutput &out) {
-      return snapshot(stageName(out.stage), &out);
-    };
-
-    if (llvm::Error e = snapshot("Input", nullptr))
-      return fail(std::move(e));
-    auto result = compile(module, opts, Stage::ObjectCode, &hooks);
+    if (profile)
+      hosting.snapshotReport = report;
+    hosting.output = output;
+    auto result = q2::session::CompileSession::compileHosted(
+        getOperation(), so, std::move(hosting));
     if (!result)
       return fail(result.takeError());
-    if (!output.empty())
-      if (llvm::Error e = q2::writeFileAtomically(
-              output, llvm::StringRef(result->object.data(),
-                                      result->object.size())))
-        return fail(std::move(e));
   }
   void fail(llvm::Error e) {
     emitError(getOperation().getLoc()) << llvm::toString(std::move(e));

@@ -21,7 +21,7 @@
 // the number of terms (docs/pipeline.md).
 //
 //===----------------------------------------------------------------------===//
-#include "q2/QPE/QPEProgram.h"
+#include "ProgramBuilder.h"
 
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
 #include "q2/QPE/IR/QPEDialect.h"
@@ -33,9 +33,7 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -43,120 +41,7 @@
 using namespace mlir;
 using namespace q2;
 using namespace q2::qpe;
-using hamiltonian::PauliTerm;
-
-namespace {
-bool isIdentity(llvm::StringRef word) {
-  return word.find_first_not_of('I') == llvm::StringRef::npos;
-}
-
-class ProgramBuilder {
-public:
-  ProgramBuilder(MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
-                 const hamiltonian::QPEParameters &p, const QPEOptions &o)
-      : b(&ctx), loc(b.getUnknownLoc()), h(h), p(p), o(o),
-        nSys(h.numQubits), nEst(p.nEst), terms(h.terms) {
-    // The identity slot always exists: it carries the energy shift.
-    if (llvm::none_of(terms, [](const PauliTerm &t) { return isIdentity(t.word); }))
-      terms.push_back({std::string(nSys, 'I'), 0.0});
-  }
-
-  OwningOpRef<ModuleOp> build();
-  /// What the program's qpe.metadata attribute will say.
-  QPEMetadata metadata();
-
-  /// The Trotter-step body left out by a skeleton build (writeQPEProgram):
-  /// the values it reads and marker ops that reveal where the printer's
-  /// name counters stand when it starts.
-  struct Splice {
-    Value angles, halfAngles, factor;
-    SmallVector<Value> iterArgs; // ctrl, then the system qubits
-    Operation *conflictMarker = nullptr, *valueMarker = nullptr;
-    scf::ForOp loop;
-  };
-  /// Builds everything but the Trotter-step body (rolled programs only).
-  OwningOpRef<ModuleOp> buildSkeleton() {
-    skeleton = true;
-    return build();
-  }
-  const Splice &splice() const { return sp; }
-  const std::vector<PauliTerm> &allTerms() const { return terms; }
-
-private:
-  Type bitTy() { return b.getType<quantum::BitType>(); }
-  Type regTy() { return b.getType<quantum::RegType>(); }
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i64(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
-  }
-  Value f64(double v) {
-    return arith::ConstantFloatOp::create(b, loc, b.getF64Type(),
-                                          llvm::APFloat(v));
-  }
-  Value tosaConst(ArrayRef<double> values) {
-    auto ty = RankedTensorType::get({int64_t(values.size())}, b.getF64Type());
-    return tosa::ConstOp::create(b, loc, ty,
-                                 DenseElementsAttr::get(ty, values));
-  }
-  Value extract(Value reg, Value index) {
-    return quantum::ExtractOp::create(b, loc, bitTy(), reg, index, nullptr);
-  }
-  Value extract(Value reg, int64_t index) {
-    return quantum::ExtractOp::create(b, loc, bitTy(), reg, Value(),
-                                      b.getI64IntegerAttr(index));
-  }
-  Value insert(Value reg, Value index, Value q) {
-    return quantum::InsertOp::create(b, loc, regTy(), reg, index, nullptr, q);
-  }
-  Value insert(Value reg, int64_t index, Value q) {
-    return quantum::InsertOp::create(b, loc, regTy(), reg, Value(),
-                                     b.getI64IntegerAttr(index), q);
-  }
-  /// Named gate on one target with optional single control.
-  std::pair<Value, Value> gate(StringRef name, ValueRange params, Value target,
-                               Value ctrl = Value()) {
-    SmallVector<Value> ctrls;
-    if (ctrl)
-      ctrls.push_back(ctrl);
-    auto op = quantum::CustomOp::create(
-        b, loc, TypeRange{bitTy()}, TypeRange(ValueRange(ctrls)),
-        b.getStringAttr(name), params, ValueRange{target}, ctrls, false);
-    return {op.getOutQubits()[0], ctrl ? op.getOutCtrlQubits()[0] : Value()};
-  }
-
-  void emitAngles(Value coeffs);
-  void emitTerm(unsigned j, Value table, Value factor, Value &ctrl,
-                SmallVectorImpl<Value> &sys);
-  void emitTrotterStep(Value factor, Value &ctrl, SmallVectorImpl<Value> &sys);
-  /// Table form: whether it is used, the step's parameters (the angles, or
-  /// the angles times `factor`), the shared attributes, one step.
-  bool useTable() const {
-    return !o.unroll && o.rotations == QPEOptions::Rotations::Table;
-  }
-  Value stepParams(Value factor);
-  void buildTableAttrs();
-  void emitTableStep(Value params, Value &ctrl, SmallVectorImpl<Value> &sys);
-  Value emitEvolutionRolled(Value reg);
-  Value emitEvolutionUnrolled(Value reg);
-  Value emitInverseQFTRolled(Value reg);
-  Value emitInverseQFTUnrolled(Value reg);
-
-  OpBuilder b;
-  Location loc;
-  const hamiltonian::QubitHamiltonian &h;
-  const hamiltonian::QPEParameters &p;
-  const QPEOptions &o;
-  unsigned nSys, nEst;
-  std::vector<PauliTerm> terms;
-  Value angles, halfAngles; // tensor<N x f64>
-  Value zeroShift;          // tosa.mul's shift operand
-  ArrayAttr tableKinds;
-  StringAttr tableWords;
-  DenseI32ArrayAttr tableRecords;
-  bool skeleton = false;
-  Splice sp;
-};
-} // namespace
+using namespace q2::qpe::detail;
 
 void ProgramBuilder::emitAngles(Value coeffs) {
   double dt0 = o.trotterSteps.empty() ? p.baseTime / o.nTrotter : p.baseTime;
@@ -619,11 +504,7 @@ static void loadDialects(MLIRContext &ctx) {
                   quantum::QuantumDialect, QPEDialect>();
 }
 
-/// What buildQPEProgram and writeQPEProgram share: the options checked,
-/// the dialects loaded, parameters the metadata cannot hold (e.g. a
-/// non-finite time step) refused with the rule they break, all before
-/// anything is built; then `step` builds (and writes) with the builder.
-static llvm::Error withProgramBuilder(
+llvm::Error q2::qpe::detail::withProgramBuilder(
     MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
     const hamiltonian::QPEParameters &params, const QPEOptions &givenOptions,
     llvm::function_ref<llvm::Error(ProgramBuilder &, const QPEOptions &)>
@@ -639,7 +520,7 @@ static llvm::Error withProgramBuilder(
   return step(builder, *options);
 }
 
-static llvm::Error verifyProgram(ModuleOp module) {
+llvm::Error q2::qpe::detail::verifyProgram(ModuleOp module) {
   if (failed(verify(module)))
     return llvm::createStringError(
         "internal error: the generated QPE program does not verify");
@@ -660,233 +541,4 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
           }))
     return std::move(e);
   return std::move(module);
-}
-
-namespace {
-/// Writes the Trotter-step body exactly as MLIR's printer would (the unit
-/// test compares it with the printed module byte for byte): the printer
-/// names a region's values after all enclosing regions, so a name hint
-/// taken in an enclosing scope or earlier in the body gets the suffix
-/// _<next conflict id>, and results without a hint take the next number.
-class BodyWriter {
-public:
-  BodyWriter(raw_ostream &os, StringRef indent, unsigned conflictId,
-             unsigned valueId, const llvm::StringSet<> &enclosing)
-      : os(os), indent(indent), nextConflict(conflictId), nextValue(valueId),
-        enclosing(enclosing) {}
-
-  /// The name for hint `hint` (the unsuffixed names this body has taken
-  /// are in `takenHere`; a probe hint_<n> is new: n only grows, and no
-  /// hint ends in _<digits>).
-  void name(StringRef hint, bool &takenHere, SmallVectorImpl<char> &out) {
-    out.assign(hint.begin(), hint.end());
-    if (!takenHere && !enclosing.contains(hint)) {
-      takenHere = true;
-      return;
-    }
-    while (true) {
-      out.resize(hint.size());
-      llvm::raw_svector_ostream(out) << '_' << nextConflict++;
-      if (!enclosing.contains(StringRef(out.data(), out.size())))
-        return;
-    }
-  }
-
-  raw_ostream &os;
-  StringRef indent;
-  unsigned nextConflict, nextValue;
-  const llvm::StringSet<> &enclosing;
-};
-
-/// A value's printed name without '%' or a result number.
-std::string nameOf(Value v, AsmState &state) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  v.printAsOperand(os, state);
-  StringRef r(s);
-  r.consume_front("%");
-  return r.take_until([](char c) { return c == '#'; }).str();
-}
-std::string refOf(Value v, AsmState &state) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  v.printAsOperand(os, state);
-  return s;
-}
-} // namespace
-
-static llvm::Error writeStreamed(raw_ostream &out, ProgramBuilder &builder,
-                                 const QPEOptions &options);
-
-llvm::Error q2::qpe::writeQPEProgram(raw_ostream &out, MLIRContext &ctx,
-                                     const hamiltonian::QubitHamiltonian &h,
-                                     const hamiltonian::QPEParameters &params,
-                                     const QPEOptions &givenOptions) {
-  return withProgramBuilder(
-      ctx, h, params, givenOptions,
-      [&](ProgramBuilder &builder, const QPEOptions &options) -> llvm::Error {
-        // A table program is small (a record per term, not ops), and an
-        // unrolled one is the stress case for the MLIR stages: both are
-        // built and printed. The ops form streams its Trotter step.
-        if (options.unroll ||
-            options.rotations == QPEOptions::Rotations::Table) {
-          OwningOpRef<ModuleOp> module = builder.build();
-          if (llvm::Error e = verifyProgram(*module))
-            return e;
-          (*module)->print(out, OpPrintingFlags().assumeVerified());
-          return llvm::Error::success();
-        }
-        return writeStreamed(out, builder, options);
-      });
-}
-
-/// The ops form, with the Trotter step streamed.
-static llvm::Error writeStreamed(raw_ostream &out, ProgramBuilder &builder,
-                                 const QPEOptions &options) {
-  OwningOpRef<ModuleOp> module = builder.buildSkeleton();
-  if (llvm::Error e = verifyProgram(*module))
-    return e;
-  const ProgramBuilder::Splice &sp = builder.splice();
-  OpPrintingFlags flags;
-  flags.assumeVerified();
-  AsmState state(*module, flags);
-
-  // Where the printer's counters stand at the body: the marker c0 is
-  // c0_<conflict id>, the marker addi %<value id>.
-  std::string markerName = nameOf(sp.conflictMarker->getResult(0), state);
-  StringRef marker = markerName; // consumed below: must not view a temporary
-  std::string valueName = nameOf(sp.valueMarker->getResult(0), state);
-  unsigned conflictId = 0, valueId = 0;
-  if (!marker.consume_front("c0_") || marker.getAsInteger(10, conflictId) ||
-      StringRef(valueName).getAsInteger(10, valueId))
-    return llvm::createStringError("internal error: unexpected SSA names "
-                                   "around the Trotter step");
-  // Names visible in the body: the results of the enclosing regions' ops.
-  llvm::StringSet<> enclosing;
-  for (Operation *p = sp.loop; p; p = p->getParentOp())
-    if (Region *r = p->getParentRegion())
-      for (Operation &o : r->getOps())
-        for (Value v : o.getResults())
-          enclosing.insert(nameOf(v, state));
-
-  std::string text;
-  {
-    llvm::raw_string_ostream os(text);
-    (*module)->print(os, state);
-  }
-  // The skeleton body is three lines: the two markers and the yield.
-  std::string addiLine;
-  {
-    llvm::raw_string_ostream os(addiLine);
-    os << " %" << valueId << " = arith.addi %c0_" << conflictId << ", %c0_"
-       << conflictId << " : index\n";
-  }
-  size_t addi = text.find(addiLine);
-  size_t at = addi == std::string::npos ? addi : text.rfind('\n', addi);
-  at = at == std::string::npos ? at : text.find('%', text.rfind('\n', at - 1));
-  size_t lineStart = at == std::string::npos ? at : text.rfind('\n', at);
-  size_t end = lineStart;
-  for (int i = 0; i < 3 && end != std::string::npos; ++i)
-    end = text.find('\n', end + 1);
-  if (end == std::string::npos)
-    return llvm::createStringError("internal error: no Trotter step in the "
-                                   "printed skeleton");
-  StringRef indent = StringRef(text).slice(lineStart + 1, at);
-  out << StringRef(text).take_front(lineStart + 1);
-
-  // The body: emitTrotterStep as text.
-  BodyWriter w(out, indent, conflictId, valueId, enclosing);
-  const std::vector<PauliTerm> &terms = builder.allTerms();
-  std::string tableTy;
-  {
-    llvm::raw_string_ostream os(tableTy);
-    sp.angles.getType().print(os);
-  }
-  std::string anglesRef = refOf(sp.angles, state);
-  std::string halvesRef = sp.halfAngles ? refOf(sp.halfAngles, state) : "";
-  std::string factorRef = sp.factor ? refOf(sp.factor, state) : "";
-  SmallString<32> ctrl(refOf(sp.iterArgs[0], state));
-  SmallVector<SmallString<32>> sys;
-  for (Value v : ArrayRef<Value>(sp.iterArgs).drop_front())
-    sys.emplace_back(refOf(v, state));
-  std::vector<bool> cTaken(terms.size(), false);
-  bool extractedTaken = false, outTaken = false, ctrlTaken = false;
-  SmallString<32> cName, exName, qName, cqName, angle, reduced;
-  SmallVector<unsigned> wires;
-  auto emitTerm = [&](unsigned j, StringRef table) {
-    SmallString<16> hint("c");
-    llvm::raw_svector_ostream(hint) << j;
-    bool taken = cTaken[j];
-    w.name(hint, taken, cName);
-    cTaken[j] = taken;
-    out << indent << '%' << cName << " = arith.constant " << j << " : index\n";
-    w.name("extracted", extractedTaken, exName);
-    out << indent << '%' << exName << " = tensor.extract " << table << "[%"
-        << cName << "] : " << tableTy << '\n';
-    angle = "%";
-    angle += exName;
-    if (sp.factor) {
-      unsigned id = w.nextValue++;
-      out << indent << '%' << id << " = arith.mulf " << angle << ", "
-          << factorRef << " : f64\n";
-      angle = "%";
-      llvm::raw_svector_ostream(angle) << id;
-    }
-    StringRef word = terms[j].word;
-    if (isIdentity(word)) {
-      w.name("out_qubits", outTaken, qName);
-      out << indent << '%' << qName << " = quantum.custom \"PhaseShift\"("
-          << angle << ") " << ctrl << " : !quantum.bit\n";
-      ctrl = "%";
-      ctrl += qName;
-      return;
-    }
-    reduced.clear();
-    wires.clear();
-    for (unsigned q = 0; q < word.size(); ++q)
-      if (word[q] != 'I') {
-        reduced.push_back(word[q]);
-        wires.push_back(q);
-      }
-    w.name("out_qubits", outTaken, qName);
-    w.name("out_ctrl_qubits", ctrlTaken, cqName);
-    out << indent << '%' << qName;
-    if (wires.size() > 1)
-      out << ':' << wires.size();
-    out << ", %" << cqName << " = quantum.pauli_rot \"" << reduced << "\"("
-        << angle << ") ";
-    for (auto [i, q] : llvm::enumerate(wires))
-      out << (i ? ", " : "") << sys[q];
-    out << " ctrls(" << ctrl << ") : ";
-    for (size_t i = 0; i < wires.size(); ++i)
-      out << (i ? ", " : "") << "!quantum.bit";
-    out << " ctrls !quantum.bit\n";
-    for (auto [i, q] : llvm::enumerate(wires)) {
-      sys[q] = "%";
-      sys[q] += qName;
-      if (wires.size() > 1)
-        llvm::raw_svector_ostream(sys[q]) << '#' << i;
-    }
-    ctrl = "%";
-    ctrl += cqName;
-  };
-  unsigned n = terms.size();
-  if (options.order == 1) {
-    for (unsigned j = 0; j < n; ++j)
-      emitTerm(j, anglesRef);
-  } else {
-    for (unsigned j = 0; j + 1 < n; ++j)
-      emitTerm(j, halvesRef);
-    emitTerm(n - 1, anglesRef);
-    for (unsigned j = n - 1; j-- > 0;)
-      emitTerm(j, halvesRef);
-  }
-  out << indent << "scf.yield " << ctrl;
-  for (const auto &q : sys)
-    out << ", " << q;
-  out << " : !quantum.bit";
-  for (size_t i = 0; i < sys.size(); ++i)
-    out << ", !quantum.bit";
-  out << StringRef(text).drop_front(end);
-  return llvm::Error::success();
 }

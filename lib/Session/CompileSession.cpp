@@ -3,13 +3,17 @@
 // start -> [Phase A] -> parse ("Input") -> compile (the six stages through
 // StageHooks) -> finish (the report) -> load. q2-opt's driver calls the
 // steps one by one (its compile cache sits between parse and compile, its
-// Phase C between compile and finish); everyone else calls run().
+// Phase C between compile and finish); everyone else calls run(), and the
+// q2-qpe-pipeline pass compileHosted(). Loading (load, run) is in
+// CompileSessionRun.cpp, in Q2Session: this file is Q2SessionCore, which
+// the mlir-opt plugin links without the JIT.
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Session/CompileSession.h"
 
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 #include "q2/Profiling/MLIR/IRMetrics.h"
+#include "q2/Profiling/MLIR/SnapshotPass.h"
 #include "q2/Profiling/Session.h"
 #include "q2/QPE/QPEProgram.h"
 #include "q2/Support/FileIO.h"
@@ -48,8 +52,11 @@ std::string formatLoc(Location loc) {
 } // namespace
 
 struct CompileSession::Impl {
-  explicit Impl(DialectRegistry &registry) : ctx(registry) {}
-  MLIRContext ctx;
+  explicit Impl(DialectRegistry &registry)
+      : owned(std::in_place, registry), ctx(&*owned) {}
+  explicit Impl(MLIRContext *host) : ctx(host) {}
+  std::optional<MLIRContext> owned; // none in a hosted session
+  MLIRContext *ctx;
   std::optional<ScopedDiagnosticHandler> handler;
   llvm::SourceMgr sourceMgr; // owns the parsed program's text
 };
@@ -61,8 +68,8 @@ CompileSession::CompileSession(SessionOptions o, DialectRegistry &registry,
   // One pass at a time while profiling: time and memory are attributed to
   // the pass that ran.
   if (opts.profile)
-    impl->ctx.disableMultithreading();
-  impl->handler.emplace(&impl->ctx, [this](Diagnostic &d) {
+    impl->ctx->disableMultithreading();
+  impl->handler.emplace(impl->ctx, [this](Diagnostic &d) {
     std::string line;
     llvm::raw_string_ostream ls(line);
     if (std::string loc = formatLoc(d.getLocation()); !loc.empty())
@@ -83,6 +90,20 @@ CompileSession::CompileSession(SessionOptions o, DialectRegistry &registry,
       diags += line + "\n";
     return success();
   });
+  makeIRCache();
+}
+
+CompileSession::CompileSession(SessionOptions o, ModuleOp module,
+                               HostedCompile h)
+    : opts(std::move(o)), impl(std::make_unique<Impl>(module.getContext())),
+      hostModule(module), hosting(std::move(h)) {
+  // The host's process and context: its multithreading and diagnostic
+  // handler stay as the host set them.
+  opts.hosted = true;
+  makeIRCache();
+}
+
+void CompileSession::makeIRCache() {
   // Stage outputs were verified by the pass manager: printing them for the
   // metrics need not verify again.
   prof::IRMetricsOptions io;
@@ -101,8 +122,8 @@ CompileSession::~CompileSession() {
     prof->stopTimeline();
 }
 
-MLIRContext &CompileSession::context() { return impl->ctx; }
-ModuleOp CompileSession::module() { return *mod; }
+MLIRContext &CompileSession::context() { return *impl->ctx; }
+ModuleOp CompileSession::module() { return mod ? *mod : hostModule; }
 
 void CompileSession::noteError(llvm::StringRef msg) {
   if (firstErr.empty())
@@ -217,7 +238,7 @@ llvm::Error CompileSession::parse(std::unique_ptr<llvm::MemoryBuffer> program) {
     if (prof)
       parse = std::make_unique<prof::ScopedStage>(*prof, "Input",
                                                   prof::StageKind::Input);
-    mod = parseSourceFile<ModuleOp>(sm, &impl->ctx);
+    mod = parseSourceFile<ModuleOp>(sm, impl->ctx);
     if (mod && parse)
       if (prof::StageRecord *rec = parse->finish())
         // The program as given is the Input stage's text (0_Input.mlir is
@@ -244,7 +265,15 @@ llvm::Error CompileSession::compile() {
                                      "': " + ec.message());
     llvm::SmallString<256> p(opts.irDir);
     llvm::sys::path::append(p, pipeline::stageFileName(0));
-    if (llvm::Error e = writeFileAtomically(p, text))
+    // A hosted module was not parsed here: its text is printed.
+    llvm::Error e = hostModule
+                        ? writeFileAtomically(p,
+                                              [&](llvm::raw_ostream &os) {
+                                                hostModule->print(os);
+                                                return llvm::Error::success();
+                                              })
+                        : writeFileAtomically(p, text);
+    if (e)
       return e;
   }
   StageHookOptions ho;
@@ -253,7 +282,14 @@ llvm::Error CompileSession::compile() {
   ho.irDir = opts.irDir;
   ho.keep = opts.keep;
   StageHooks hooks(ho, here, prof.get(), irCache);
-  auto r = pipeline::compile(*mod, opts.pipeline, opts.last, &hooks);
+  hooks.runNested = hosting.runNested;
+  if (!hosting.snapshotReport.empty())
+    hooks.alsoAfterStage = [&](const pipeline::StageOutput &out) {
+      return snapshot(pipeline::stageName(out.stage), &out);
+    };
+  auto r = pipeline::compile(module(), opts.pipeline, opts.last, &hooks);
+  if (!r && hostModule) // the host's diagnostics said where
+    return r.takeError();
   if (!r)
     return llvm::createStringError(llvm::toString(r.takeError()) +
                                    " in pass '" + here.pass + "'");
@@ -262,14 +298,23 @@ llvm::Error CompileSession::compile() {
   return llvm::Error::success();
 }
 
-void CompileSession::useObject(llvm::SmallVector<char, 0> object) {
-  compiled.object = std::move(object);
+llvm::Error CompileSession::snapshot(llvm::StringRef label,
+                                     const pipeline::StageOutput *out) {
+  if (hosting.snapshotReport.empty())
+    return llvm::Error::success();
+  auto entry = prof::snapshotWithIR(label, module());
+  if (!entry)
+    return entry.takeError();
+  if (out && out->llvmModule)
+    entry->llvmIR = prof::measureIR(*out->llvmModule);
+  if (out && !out->object.empty())
+    entry->object = prof::measureBuffer(
+        llvm::StringRef(out->object.data(), out->object.size()));
+  return prof::appendSnapshot(hosting.snapshotReport, std::move(*entry));
 }
 
-llvm::Expected<std::unique_ptr<jit::Circuit>>
-CompileSession::load(bool digestChecked) {
-  return jit::Circuit::load(compiled.object, *md, opts.runtimeLib,
-                            opts.maxQubits, digestChecked);
+void CompileSession::useObject(llvm::SmallVector<char, 0> object) {
+  compiled.object = std::move(object);
 }
 
 void CompileSession::finish(bool failed, bool buildReport,
@@ -287,69 +332,41 @@ void CompileSession::finish(bool failed, bool buildReport,
   rep.lifetimePeakRSS = rep.phaseB.lifetimePeakRSS;
 }
 
-llvm::Expected<CompiledProgram> CompileSession::run(const ProgramSource &source,
-                                                    const SessionOptions &opts,
-                                                    DialectRegistry &registry,
-                                                    bool loadCircuit) {
-  CompileSession s(opts, registry);
-  // The error keeps its code (a missing file stays ENOENT) and gains the
-  // diagnostics collected.
-  auto failed = [&](llvm::Error e) -> llvm::Error {
-    std::string msg;
-    std::error_code ec = llvm::inconvertibleErrorCode();
-    llvm::handleAllErrors(std::move(e), [&](const llvm::ErrorInfoBase &info) {
-      msg = info.message();
-      ec = info.convertToErrorCode();
-    });
-    if (!s.diags.empty() && msg + "\n" != s.diags)
-      msg += "\n" + s.diags;
-    while (!msg.empty() && msg.back() == '\n')
-      msg.pop_back();
-    return llvm::createStringError(ec, msg);
-  };
-  if (llvm::Error e = s.start(source.name))
-    return failed(std::move(e));
-  std::unique_ptr<llvm::MemoryBuffer> program;
-  if (source.kind == ProgramSource::Kind::Text) {
-    program = llvm::MemoryBuffer::getMemBufferCopy(source.text, source.name);
+llvm::Expected<CompiledObject>
+CompileSession::compileHosted(ModuleOp module, const SessionOptions &opts,
+                              HostedCompile hosting) {
+  CompileSession s(opts, module, std::move(hosting));
+  std::string name = "<module>";
+  if (auto fl = dyn_cast<FileLineColLoc>(module.getLoc()))
+    name = fl.getFilename().str();
+  if (llvm::Error e = s.start(name))
+    return e;
+  // The stages do not need the metadata: a module without it compiles,
+  // its report has no parameters.
+  if (auto read = qpe::readQPEMetadata(module)) {
+    s.md = std::move(*read);
+    s.rep.parameters = *s.md;
   } else {
-    auto file = readInputFile(source.name);
-    if (!file)
-      return failed(file.takeError());
-    llvm::StringRef contents = (*file)->getBuffer();
-    InputKind kind = classifyInput(source.name, contents);
-    if (kind == InputKind::Object)
-      return failed(llvm::createStringError(
-          std::make_error_code(std::errc::invalid_argument),
-          "'" + source.name +
-              "' is an object file: it is loaded, not compiled"));
-    if (kind == InputKind::Unknown)
-      return failed(unknownInputError(source.name));
-    if (isHamiltonian(kind)) {
-      auto text = s.buildProgram(contents, source.name, kind);
-      if (!text)
-        return failed(text.takeError());
-      program = llvm::MemoryBuffer::getMemBufferCopy(*text, source.name);
-    } else {
-      program = std::move(*file);
-    }
+    llvm::consumeError(read.takeError());
   }
-  if (llvm::Error e = s.parse(std::move(program)))
-    return failed(std::move(e));
-  if (llvm::Error e = s.compile())
-    return failed(std::move(e));
+  llvm::Error e = s.snapshot("Input");
+  if (!e)
+    e = s.compile();
+  if (e) {
+    s.finish(/*failed=*/true);
+    return e;
+  }
   s.finish(/*failed=*/false);
-  CompiledProgram out;
-  out.metadata = *s.md;
+  CompiledObject out;
+  if (s.md)
+    out.metadata = *s.md;
   out.object = std::move(s.compiled.object);
+  if (!s.hosting.output.empty())
+    if (llvm::Error e = writeFileAtomically(
+            s.hosting.output,
+            llvm::StringRef(out.object.data(), out.object.size())))
+      return e;
   if (s.prof)
     out.report = std::move(s.rep);
-  if (loadCircuit) {
-    auto c = jit::Circuit::load(out.object, out.metadata, opts.runtimeLib,
-                                opts.maxQubits);
-    if (!c)
-      return failed(c.takeError());
-    out.circuit = std::move(*c);
-  }
   return std::move(out);
 }

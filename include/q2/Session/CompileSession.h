@@ -9,7 +9,9 @@
 // the profiling session and the report, and returns the object, the report
 // and the loaded circuit. q2-opt's driver (command line, cache, Phase C and
 // printing around it), the Python module and the tests all compile through
-// it, so their reports have the same keys and sections.
+// it, so their reports have the same keys and sections. The mlir-opt pass
+// q2-qpe-pipeline runs a hosted session on its own module (compileHosted:
+// the caller's context, no parse).
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_SESSION_COMPILESESSION_H
@@ -38,6 +40,7 @@
 namespace mlir {
 class DialectRegistry;
 class MLIRContext;
+class OpPassManager;
 } // namespace mlir
 
 namespace q2::profiling {
@@ -92,12 +95,31 @@ struct ProgramSource {
   }
 };
 
-/// What a session produced.
-struct CompiledProgram {
+/// What a session on a module it does not own (compileHosted) adds: the
+/// q2-qpe-pipeline pass's stage runner, snapshots and output.
+struct HostedCompile {
+  /// Runs a stage's passes as a nested pipeline of the calling pass (so the
+  /// host's instrumentation sees every pass); empty: a fresh PassManager.
+  std::function<mlir::LogicalResult(mlir::OpPassManager &, mlir::ModuleOp)>
+      runNested;
+  /// Append a q2-snapshot record (schema q2.snapshots/1) to this file
+  /// before the first stage (label Input) and after each stage (the stage's
+  /// name); empty: none.
+  std::string snapshotReport;
+  /// Write the object here (atomically); empty: not written.
+  std::string output;
+};
+
+/// What a session compiled.
+struct CompiledObject {
   qpe::QPEMetadata metadata;
   llvm::SmallVector<char, 0> object;
   std::optional<profiling::ProfileReport> report; ///< when profiled
-  std::unique_ptr<jit::Circuit> circuit;          ///< when loaded
+};
+
+/// What a session produced, with the loaded circuit (run()).
+struct CompiledProgram : CompiledObject {
+  std::unique_ptr<jit::Circuit> circuit; ///< when loaded
 };
 
 /// A diagnostic as the session formats it ("file:line:col: error: [stage /
@@ -109,6 +131,11 @@ public:
   /// Without a sink, diagnostics are collected (diagnostics()).
   CompileSession(SessionOptions opts, mlir::DialectRegistry &registry,
                  DiagnosticSink sink = nullptr);
+  /// A hosted session on `module`, which lives in the caller's context:
+  /// no parse, no context of its own (diagnostics go to the caller's
+  /// handler), SessionOptions::hosted implied.
+  CompileSession(SessionOptions opts, mlir::ModuleOp module,
+                 HostedCompile hosting);
   ~CompileSession();
   CompileSession(const CompileSession &) = delete;
   CompileSession &operator=(const CompileSession &) = delete;
@@ -147,6 +174,19 @@ public:
                                              mlir::DialectRegistry &registry,
                                              bool loadCircuit = true);
 
+  /// All of the above for a module in the caller's context (an mlir-opt
+  /// pass's module): start, the Input snapshot, compile (stages 1..last
+  /// with the same hooks, the stages run through hosting.runNested), finish
+  /// and the output. The metadata is read when the module carries it. A
+  /// stage's error is returned as the pipeline gave it.
+  static llvm::Expected<CompiledObject>
+  compileHosted(mlir::ModuleOp module, const SessionOptions &opts,
+                HostedCompile hosting);
+  /// Appends a q2-snapshot record labelled `label` (hosted sessions with a
+  /// snapshot report; else nothing); `out` adds the LLVM IR and object.
+  llvm::Error snapshot(llvm::StringRef label,
+                       const pipeline::StageOutput *out = nullptr);
+
   const SessionOptions &options() const { return opts; }
   mlir::MLIRContext &context();
   mlir::ModuleOp module();
@@ -165,6 +205,8 @@ public:
   const std::string &diagnostics() const { return diags; }
 
 private:
+  void makeIRCache();
+
   struct Impl;
   SessionOptions opts;
   std::unique_ptr<Impl> impl;
@@ -174,6 +216,8 @@ private:
   std::unique_ptr<profiling::ProfilingSession> prof;
   std::shared_ptr<profiling::IRMetricsCache> irCache;
   mlir::OwningOpRef<mlir::ModuleOp> mod;
+  mlir::ModuleOp hostModule; ///< a hosted session's module (not owned)
+  HostedCompile hosting;
   std::unique_ptr<llvm::MemoryBuffer> source;
   llvm::StringRef text;
   std::optional<qpe::QPEMetadata> md;

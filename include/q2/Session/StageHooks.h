@@ -4,7 +4,7 @@
 // pass records, --profile-passes IR metrics), MLIR's pass-manager command
 // line options, the stage and pass a diagnostic comes from, and the
 // --ir-dir files (per stage, or per pass with Keep::Pass). The
-// q2-qpe-pipeline pass uses the same hooks with its own stage runner
+// q2-qpe-pipeline pass (a hosted session) adds its own stage runner
 // (nested pipelines of the host's pass manager) and an extra observer.
 //
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,13 @@
 
 #include "q2/InitQ2.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "UnitTestUtil.h"
 
@@ -127,6 +133,81 @@ TEST(CompileSession, RefusesWhatItCannotCompile) {
   msg = errorText(r.takeError());
   EXPECT_NE(msg.find("bad.mlir:1:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("error:"), std::string::npos) << msg;
+}
+
+// A hosted session (the q2-qpe-pipeline pass's entry): the module lives in
+// the caller's context and is compiled in place, the stages go through the
+// caller's runner, the snapshots bracket every stage, the object is written
+// and 0_Input.mlir is the module as printed before the first stage.
+TEST(CompileSession, HostedModuleInCallersContext) {
+  auto program = buildProgramText(h2Path(), profiled().program);
+  ASSERT_TRUE(bool(program)) << errorText(program.takeError());
+  mlir::MLIRContext ctx(registry());
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(*program, &ctx);
+  ASSERT_TRUE(module);
+  TempDir dir;
+  SessionOptions so;
+  so.irDir = dir.file("ir");
+  HostedCompile hosting;
+  int nested = 0;
+  hosting.runNested = [&](mlir::OpPassManager &pm, mlir::ModuleOp m) {
+    ++nested;
+    mlir::PassManager run(m.getContext());
+    static_cast<mlir::OpPassManager &>(run) = pm;
+    return run.run(m);
+  };
+  hosting.snapshotReport = dir.file("snap.json");
+  hosting.output = dir.file("h2.o");
+  auto out = CompileSession::compileHosted(*module, so, hosting);
+  ASSERT_TRUE(bool(out)) << errorText(out.takeError());
+  EXPECT_EQ(nested, 4); // the four MLIR stages; LLVMIR and ObjectCode are not
+  EXPECT_FALSE(out->report.has_value());
+  EXPECT_EQ(out->metadata.nEst, 3u);
+  // The caller's module is now in the LLVM dialect.
+  EXPECT_TRUE(ctx.getLoadedDialect<mlir::LLVM::LLVMDialect>());
+  auto obj = llvm::MemoryBuffer::getFile(hosting.output);
+  ASSERT_TRUE(bool(obj));
+  EXPECT_EQ((*obj)->getBuffer(),
+            llvm::StringRef(out->object.data(), out->object.size()));
+  EXPECT_TRUE((*obj)->getBuffer().starts_with("\x7f"
+                                              "ELF"));
+  auto snap = llvm::MemoryBuffer::getFile(hosting.snapshotReport);
+  ASSERT_TRUE(bool(snap));
+  auto json = llvm::json::parse((*snap)->getBuffer());
+  ASSERT_TRUE(bool(json)) << errorText(json.takeError());
+  std::vector<std::string> labels;
+  for (const llvm::json::Value &v :
+       *json->getAsObject()->getArray("snapshots"))
+    labels.push_back(v.getAsObject()->getString("label")->str());
+  std::vector<std::string> want = {
+      "Input",         "HLOLowering", "QuantumLowering", "Bufferization",
+      "LLVMDialect",   "LLVMIR",      "ObjectCode"};
+  EXPECT_EQ(labels, want);
+  auto stages = analyzeIRStages(so.irDir, registry());
+  ASSERT_TRUE(bool(stages)) << errorText(stages.takeError());
+  EXPECT_EQ(stages->size(), 7u);
+}
+
+// A hosted session that fails leaves no object behind and returns the
+// pipeline's error as it gave it.
+TEST(CompileSession, HostedFailureWritesNothing) {
+  auto program = buildProgramText(h2Path(), profiled().program);
+  ASSERT_TRUE(bool(program)) << errorText(program.takeError());
+  mlir::MLIRContext ctx(registry());
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(*program, &ctx);
+  ASSERT_TRUE(module);
+  TempDir dir;
+  SessionOptions so;
+  so.pipeline.optLevel = 9;
+  HostedCompile hosting;
+  hosting.output = dir.file("h2.o");
+  hosting.snapshotReport = dir.file("snap.json");
+  auto out = CompileSession::compileHosted(*module, so, hosting);
+  ASSERT_FALSE(bool(out));
+  std::string msg = errorText(out.takeError());
+  EXPECT_NE(msg.find("opt-level"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find(" in pass '"), std::string::npos) << msg;
+  EXPECT_FALSE(llvm::sys::fs::exists(hosting.output));
 }
 
 } // namespace
