@@ -63,7 +63,7 @@ def main():
           f"{args.rounds} rounds x {args.calls} calls each, "
           f"{args.threads} runtime thread(s)")
 
-    native = circuit.circuit._c
+    native = circuit.circuit
     cpp_rounds, py_rounds = [], []
     perf = time.perf_counter_ns
     block = 50  # C++ and Python alternate in blocks: drift hits both alike

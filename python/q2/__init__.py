@@ -48,12 +48,12 @@ _NATIVE = {
     "analyze_ir_stages", "program_options", "read_report", "load_results",
     "SweepResult", "SweepOptions", "ProgressEvent", "ProfileReport",
     "QPEMetadata", "MemorySnapshot", "TimelineRecord", "StageRecord",
-    "PassRecord", "MeasureRecord", "PointRecord",
+    "PassRecord", "MeasureRecord", "PointRecord", "Circuit", "CompileResult",
 }
 
 __all__ = sorted(_NATIVE) + [
     "Record", "profile_section", "profile_function", "default_stats",
-    "compile", "CompileResult", "Circuit", "Energy", "build_program",
+    "compile", "Energy", "build_program",
     "run_single_profile", "run_both_modes", "run_sweep", "plot_sweep",
 ]
 
@@ -291,112 +291,6 @@ def _energy_type(metadata):
     return make
 
 
-class Circuit:
-    """A compiled program loaded into this process. ``circuit(coeffs)``
-    returns ``(probabilities, energy)``: a NumPy array of 2^n_est floats
-    written by the runtime (pass ``out=`` to reuse one) and the decoded QPE
-    energy, an ``Energy`` (a float that also carries the resolution, and
-    for the default coefficients the exact energy and the error in
-    resolutions). ``coeffs`` None means the program's default coefficients
-    (the only choice for mode="fixed"). The GIL is released during the
-    call; calls of one circuit from several threads take turns."""
-
-    def __init__(self, native):
-        self._c = native
-        # The object's metadata as the typed record (QPEMetadata.def).
-        self.metadata = _q2.QPEMetadata.from_dict(native.metadata)
-        native.energy_type = _energy_type(self.metadata)
-
-    def __call__(self, coeffs=None, out=None):
-        return self._c(coeffs, out)
-
-    @property
-    def n_probs(self):
-        return self._c.n_probs
-
-    @property
-    def default_coeffs(self):
-        return self.metadata.default_coeffs
-
-    @property
-    def threads(self):
-        return self._c.threads
-
-    @threads.setter
-    def threads(self, n):
-        self._c.threads = n
-
-    @property
-    def runtime_library(self):
-        return self._c.runtime_library
-
-    def block_stats(self):
-        """How the powered blocks of the calls since the last reset were
-        applied (BlockRecords, as in the report's phase_c blocks)."""
-        return _q2.PhaseCSetRecord.from_json(self._c.block_stats_json()).blocks
-
-    def reset_block_stats(self):
-        self._c.reset_block_stats()
-
-
-class CompileResult:
-    """What ``compile`` returns: callable like its circuit, plus the profile.
-
-    ``report``  the q2.profile/3 report (a ProfileReport), None without
-                profile
-    ``stages``, ``passes``  its phase_b records (StageRecord: name, kind,
-                wall_s, cpu_s, rss_after_bytes, peak_rss_bytes, ir, ...)
-    ``compile_s``  wall seconds of the compile stages
-    ``circuit``, ``object`` (the ELF bytes), ``metadata``
-    """
-
-    def __init__(self, native_circuit, native_report, obj):
-        self.ir_dir = None  # where the stages' IR was kept, if anywhere
-        self.circuit = Circuit(native_circuit)
-        self.report = native_report
-        self.object = obj
-        self._call = native_circuit  # one Python frame per call, not two
-
-    def __call__(self, coeffs=None, out=None):
-        return self._call(coeffs, out)
-
-    @property
-    def metadata(self):
-        return self.circuit.metadata
-
-    @property
-    def stages(self):
-        return self.report.phase_b.stages if self.report else []
-
-    @property
-    def passes(self):
-        return self.report.phase_b.passes if self.report else []
-
-    @property
-    def compile_s(self):
-        return self.report.compile_seconds() if self.report else None
-
-    @property
-    def compile_peak_rss(self):
-        return self.report.compile_peak_rss() if self.report else None
-
-    def stage_table(self):
-        """The table q2-opt --profile-stages prints."""
-        return self.report.stage_table() if self.report else ""
-
-    def pass_table(self, top=20):
-        return self.report.pass_table(top) if self.report else ""
-
-    def write_report(self, path):
-        """Writes the report as q2-opt --report does (q2.profile/3)."""
-        if self.report is None:
-            raise ValueError("compiled without profile=True: no report")
-        self.report.write(path)
-
-    def to_dict(self):
-        return self.report.to_dict() if self.report is not None else {}
-
-
 class _IRScope:
     """The directory of a q2.profiling.ir.ir_output_dir block: every compile
     inside it (in this thread or task: a context variable, no os.chdir)
@@ -470,12 +364,12 @@ def compile(program_or_fcidump=None, n_est=None, n_trotter=None, mode=None,
                 f"(the program is built from it); "
                 f"{'text' if path is None else repr(path)} is a program")
         program = {}
-    circuit, report, obj = _q2.compile(
+    result = _q2.compile(
         text or "", path or "", bool(profile),
         os.fspath(ir_dir) if ir_dir else "", runtime_lib or _runtime_lib(),
         int(max_qubits), options, program, bool(profile_passes),
         int(timeline_interval_ms))
-    result = CompileResult(circuit, report, obj)
+    result.circuit.energy_type = _energy_type(result.metadata)
     result.ir_dir = os.fspath(ir_dir) if ir_dir else None
     return result
 

@@ -183,16 +183,6 @@ qpe::ProgramRequest programRequest(const py::dict &kw) {
   return r;
 }
 
-/// The object JSON of the metadata (one field list, lib/QPE), plus two
-/// derived sizes.
-py::dict metadataDict(const qpe::QPEMetadata &md) {
-  py::dict d =
-      py::module_::import("json").attr("loads")(qpe::toObjectJSON(md));
-  d["n_qubits"] = md.numQubits();
-  d["n_coeff_args"] = md.numCoeffArgs();
-  return d;
-}
-
 /// A loaded program; calls go straight to Circuit::callInto.
 struct PyCircuit {
   std::unique_ptr<jit::Circuit> circuit;
@@ -243,6 +233,29 @@ struct PyCircuit {
       return py::make_tuple(std::move(probs), (*r)->energy);
     return py::make_tuple(std::move(probs),
                           energyType((*r)->energy, c.empty()));
+  }
+};
+
+/// What compile() returns: callable like its circuit (the call goes
+/// straight to PyCircuit::call), plus the profile and the object.
+struct PyCompileResult {
+  py::object circuit; // a PyCircuit
+  py::object report;  // a ProfileReport, or None without profile
+  py::bytes object;   // the ELF bytes
+  py::object irDir = py::none();
+
+  PyCircuit &native() { return circuit.cast<PyCircuit &>(); }
+  /// report.<name>(args...), or `empty` without a report.
+  template <class... A>
+  py::object ofReport(const char *name, py::object empty, A &&...args) const {
+    if (report.is_none())
+      return empty;
+    return report.attr(name)(std::forward<A>(args)...);
+  }
+  py::object phaseB(const char *records) const {
+    if (report.is_none())
+      return py::list();
+    return report.attr("phase_b").attr(records);
   }
 };
 
@@ -328,13 +341,24 @@ PYBIND11_MODULE(_q2, m) {
     return std::string(buf->getBuffer());
   });
 
-  py::class_<PyCircuit>(m, "Circuit")
+  py::class_<PyCircuit>(
+      m, "Circuit",
+      "A compiled program loaded into this process. circuit(coeffs) returns "
+      "(probabilities, energy): a NumPy array of 2^n_est floats written by "
+      "the runtime (pass out= to reuse one) and the decoded QPE energy (a "
+      "q2.Energy). coeffs None means the program's default coefficients (the "
+      "only choice for mode=\"fixed\"). The GIL is released during the call; "
+      "calls of one circuit from several threads take turns.")
       // `out` is never converted: the probabilities must land in it.
       .def("__call__", &PyCircuit::call, py::arg("coeffs") = py::none(),
            py::arg("out").noconvert() = py::none())
-      .def_property_readonly("metadata",
+      // The object's metadata as the typed record (QPEMetadata.def).
+      .def_property_readonly(
+          "metadata",
+          [](const PyCircuit &c) { return py::cast(c.circuit->metadata()); })
+      .def_property_readonly("default_coeffs",
                              [](const PyCircuit &c) {
-                               return metadataDict(c.circuit->metadata());
+                               return c.circuit->metadata().defaultCoeffs;
                              })
       .def_property_readonly("n_probs",
                              [](const PyCircuit &c) { return c.nOut; })
@@ -348,13 +372,10 @@ PYBIND11_MODULE(_q2, m) {
             std::lock_guard<std::mutex> lock(c.busy);
             c.circuit->setThreads(n);
           })
-      .def("block_stats_json",
-           [](const PyCircuit &c) {
-             // As in the report's phase_c.sets[].blocks.
-             prof::PhaseCSetRecord set;
-             set.blocks = c.circuit->blockStats();
-             return prof::toJSONText(set);
-           })
+      // How the powered blocks of the calls since the last reset were
+      // applied: BlockRecords, as in the report's phase_c.sets[].blocks.
+      .def("block_stats",
+           [](const PyCircuit &c) { return py::cast(c.circuit->blockStats()); })
       .def("reset_block_stats",
            [](PyCircuit &c) { c.circuit->resetBlockStats(); })
       // For benchmarks/python/call_overhead.py: `calls` calls timed in C++
@@ -385,6 +406,69 @@ PYBIND11_MODULE(_q2, m) {
             return times;
           },
           py::arg("calls"), py::arg("coeffs") = py::none());
+
+  using Coeffs = std::optional<
+      py::array_t<double, py::array::c_style | py::array::forcecast>>;
+  using Out = std::optional<py::array_t<double, py::array::c_style>>;
+  py::class_<PyCompileResult>(
+      m, "CompileResult",
+      "What compile() returns: callable like its circuit, plus the profile. "
+      "report: the q2.profile/3 report (a ProfileReport), None without "
+      "profile; stages, passes: its phase_b records; compile_s: wall seconds "
+      "of the compile stages; circuit, object (the ELF bytes), metadata; "
+      "ir_dir: where the stages' IR was kept, if anywhere.")
+      .def(
+          "__call__",
+          [](PyCompileResult &r, Coeffs coeffs, Out out) {
+            return r.native().call(std::move(coeffs), std::move(out));
+          },
+          py::arg("coeffs") = py::none(),
+          py::arg("out").noconvert() = py::none())
+      .def_readonly("circuit", &PyCompileResult::circuit)
+      .def_readonly("report", &PyCompileResult::report)
+      .def_readonly("object", &PyCompileResult::object)
+      .def_readwrite("ir_dir", &PyCompileResult::irDir)
+      .def_property_readonly("metadata",
+                             [](PyCompileResult &r) {
+                               return r.circuit.attr("metadata");
+                             })
+      .def_property_readonly(
+          "stages", [](const PyCompileResult &r) { return r.phaseB("stages"); })
+      .def_property_readonly(
+          "passes", [](const PyCompileResult &r) { return r.phaseB("passes"); })
+      .def_property_readonly("compile_s",
+                             [](const PyCompileResult &r) {
+                               return r.ofReport("compile_seconds", py::none());
+                             })
+      .def_property_readonly("compile_peak_rss",
+                             [](const PyCompileResult &r) {
+                               return r.ofReport("compile_peak_rss",
+                                                 py::none());
+                             })
+      .def(
+          "stage_table",
+          [](const PyCompileResult &r) {
+            return r.ofReport("stage_table", py::str(""));
+          },
+          "The table q2-opt --profile-stages prints.")
+      .def(
+          "pass_table",
+          [](const PyCompileResult &r, int top) {
+            return r.ofReport("pass_table", py::str(""), top);
+          },
+          py::arg("top") = 20)
+      .def(
+          "write_report",
+          [](const PyCompileResult &r, py::object path) {
+            if (r.report.is_none())
+              throw py::value_error("compiled without profile=True: no report");
+            r.report.attr("write")(std::move(path));
+          },
+          py::arg("path"),
+          "Writes the report as q2-opt --report does (q2.profile/3).")
+      .def("to_dict", [](const PyCompileResult &r) {
+        return r.ofReport("to_dict", py::dict());
+      });
 
   // One compile session (q2/Session/CompileSession.h), as q2-opt runs it:
   // program text, or a file (MLIR, or a Hamiltonian built with `program`).
@@ -425,12 +509,14 @@ PYBIND11_MODULE(_q2, m) {
         auto c = std::make_unique<PyCircuit>();
         c->circuit = std::move(p.circuit);
         c->nOut = py::ssize_t(1) << p.metadata.nEst;
-        py::object report = py::none();
+        PyCompileResult result;
+        result.report = py::none();
         if (p.report)
-          report = py::cast(
+          result.report = py::cast(
               std::make_unique<PyReport>(PyReport{std::move(*p.report)}));
-        py::bytes object(p.object.data(), p.object.size());
-        return py::make_tuple(std::move(c), report, object);
+        result.object = py::bytes(p.object.data(), p.object.size());
+        result.circuit = py::cast(std::move(c));
+        return result;
       },
       py::arg("text"), py::arg("path"), py::arg("profile"), py::arg("ir_dir"),
       py::arg("runtime_lib"), py::arg("max_qubits"), py::arg("options"),
