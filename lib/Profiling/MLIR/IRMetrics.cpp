@@ -23,6 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -387,11 +388,21 @@ struct IRMetricsCache::Impl {
     e.aliasKnown = true;
   }
   void print(mlir::Operation *op, Entry &e) {
-    // A state of the op's own: Operation::print(os, flags) would number the
-    // values of the whole module for an op that is not isolated from above.
-    mlir::AsmState state(op, localFlags);
     e.printed = true;
     if (fastSizes && op->getParentOp()) {
+      // The module's numbering when measureTop made one (many ops to count):
+      // in a composable module (no values at module level) it names an
+      // isolated top-level op's values as the op's own numbering does, and
+      // one state costs less than one per op. Otherwise a state of the op's
+      // own: Operation::print(os, flags) would number the values of the
+      // whole module for an op that is not isolated from above.
+      std::optional<mlir::AsmState> own;
+      mlir::AsmState *numbering = sharedState;
+      if (!numbering || op->getParentOp() != sharedTop) {
+        own.emplace(op, localFlags);
+        numbering = &*own;
+      }
+      mlir::AsmState &state = *numbering;
       if (!sizeMemo) {
         sizeMemo = std::make_unique<detail::PrintedSizeMemo>(ctx, localFlags);
         sizeMemo->typeAliased = [this](mlir::Type t) { return aliased(t); };
@@ -413,7 +424,8 @@ struct IRMetricsCache::Impl {
         if (!verifyFast)
           return;
         CountingOStream os;
-        op->print(os, state);
+        mlir::AsmState local(op, localFlags);
+        op->print(os, local);
         if (os.bytes() != bytes || os.lines() != newlines) {
           ++stats.sizeMismatches;
           llvm::errs() << "q2 IR metrics: size count of '"
@@ -427,6 +439,7 @@ struct IRMetricsCache::Impl {
         return;
       }
     }
+    mlir::AsmState state(op, localFlags);
     CountingOStream os;
     op->print(os, state);
     e.bytes = os.bytes();
@@ -588,9 +601,19 @@ struct IRMetricsCache::Impl {
       return last;
     }
     bool canCompose = composable && body && allComposable;
+    std::optional<mlir::AsmState> numbering;
     if (canCompose) {
       frameOf(top, own);
       canCompose = !frameAliased;
+      size_t toCount = 0;
+      for (auto &[op, h] : order)
+        toCount += !entries[op].printed;
+      if (canCompose && fastSizes && toCount > 1 &&
+          2 * toCount >= order.size()) {
+        numbering.emplace(top, localFlags);
+        sharedState = &*numbering;
+        sharedTop = top;
+      }
       // Stop at the first op that uses an alias: a whole print anyway.
       for (auto &[op, h] : order) {
         if (!canCompose)
@@ -606,6 +629,8 @@ struct IRMetricsCache::Impl {
       last = measureIR(top, opts);
       ++stats.fullPrints;
     }
+    sharedState = nullptr;
+    sharedTop = nullptr;
     haveLast = true;
     return last;
   }
@@ -618,6 +643,9 @@ struct IRMetricsCache::Impl {
   bool fastSizes = false;
   bool verifyFast = false;
   std::unique_ptr<detail::PrintedSizeMemo> sizeMemo;
+  /// Set by measureTop while it counts the ops of the composable `sharedTop`.
+  mlir::AsmState *sharedState = nullptr;
+  mlir::Operation *sharedTop = nullptr;
   Hasher hasher;
   llvm::DenseMap<mlir::Operation *, Entry> entries;
 

@@ -281,14 +281,23 @@ private:
       os << "<<NULL VALUE>>";
       return;
     }
+    // A value's name is asked by MLIR's numbering once per value (at its
+    // definition, or at its first use for block arguments printed as
+    // operands); every later use adds the remembered length.
+    auto [it, fresh] = useLength.try_emplace(value.getAsOpaquePointer(), 0);
+    if (printResultNo && !fresh) {
+      os.add({it->second, 0, false});
+      return;
+    }
+    names.reset();
+    value.printAsOperand(names.os, state);
+    it->second = uint32_t(names.text.size());
+    llvm::StringRef text = names.text;
     if (printResultNo) {
-      value.printAsOperand(os, state);
+      os << text;
       return;
     }
     // The name alone (a result group's head at its definition).
-    names.reset();
-    value.printAsOperand(names.os, state);
-    llvm::StringRef text = names.text;
     if (size_t hash = text.rfind('#'); hash != llvm::StringRef::npos &&
                                        hash > 0 &&
                                        llvm::all_of(text.drop_front(hash + 1),
@@ -330,10 +339,10 @@ private:
     };
     if (elidedAttrs.empty())
       return printFiltered(attrs);
-    llvm::SmallDenseSet<llvm::StringRef> elided(elidedAttrs.begin(),
-                                                elidedAttrs.end());
+    // A few names on either side: a linear scan is cheaper than MLIR's set
+    // of the elided names.
     auto filtered = llvm::make_filter_range(attrs, [&](NamedAttribute a) {
-      return !elided.contains(a.getName().strref());
+      return !llvm::is_contained(elidedAttrs, a.getName().strref());
     });
     if (!filtered.empty())
       printFiltered(filtered);
@@ -399,6 +408,9 @@ private:
   PrintedSizeMemo &memo;
   DialectInterfaceCollection<OpAsmDialectInterface> &interfaces;
   NameBuffer names;
+  /// Length of each value's name as an operand (`%x`, `%x#1`); the names
+  /// come from `state`, which is of one op: valid for this printer only.
+  llvm::DenseMap<const void *, uint32_t> useLength;
   unsigned currentIndent = 0;
   llvm::SmallVector<llvm::StringRef> defaultDialectStack{"builtin"};
 };
