@@ -184,11 +184,19 @@ public:
     ops = 0;
     histogram.clear();
     llvm::StringRef lastDialect;
+    const void *lastName = nullptr;
+    llvm::StringRef nameDialect;
     uint64_t run = 0;
-    top->walk<mlir::WalkOrder::PreOrder>([&](mlir::Operation *op) {
+    walkPreOrder(top, [&](mlir::Operation *op) {
       addOp(op);
       ++ops;
-      llvm::StringRef d = dialectOf(op);
+      // Runs of one op name are common: its dialect is not looked up again.
+      const void *name = op->getName().getAsOpaquePointer();
+      if (name != lastName) {
+        lastName = name;
+        nameDialect = dialectOf(op);
+      }
+      llvm::StringRef d = nameDialect;
       if (run && d.data() == lastDialect.data() &&
           d.size() == lastDialect.size()) {
         ++run;
@@ -215,24 +223,41 @@ public:
   }
 
 private:
+  /// Operation::walk<PreOrder>'s order, with the callback inlined.
+  template <typename Fn> static void walkPreOrder(mlir::Operation *op, Fn &&fn) {
+    fn(op);
+    if (!op->getNumRegions())
+      return;
+    for (mlir::Region &r : op->getRegions())
+      for (mlir::Block &b : r)
+        for (mlir::Operation &nested : b)
+          walkPreOrder(&nested, fn);
+  }
   void add(const void *p) { words.push_back(uint64_t(uintptr_t(p))); }
   void addOp(mlir::Operation *op) {
     add(op);
     add(op->getName().getAsOpaquePointer());
     add(op->getBlock());
     add(op->getRawDictionaryAttrs().getAsOpaquePointer());
-    words.push_back(op->hashProperties());
+    // (The counts and guards keep the common empty cases off the
+    // out-of-line range constructors.)
+    words.push_back(
+        op->getPropertiesStorageSize() ? uint64_t(op->hashProperties()) : 0);
     add(op->getLoc().getAsOpaquePointer());
     words.push_back(op->getNumOperands());
-    for (mlir::Value v : op->getOperands())
-      add(v.getAsOpaquePointer());
-    words.push_back(op->getNumSuccessors());
-    for (mlir::Block *b : op->getSuccessors())
-      add(b);
+    for (mlir::OpOperand &o : op->getOpOperands())
+      add(o.get().getAsOpaquePointer());
+    unsigned nSucc = op->getNumSuccessors();
+    words.push_back(nSucc);
+    for (unsigned i = 0; i < nSucc; ++i)
+      add(op->getSuccessor(i));
     words.push_back(op->getNumResults());
-    for (mlir::Type t : op->getResultTypes())
-      add(t.getAsOpaquePointer());
+    if (op->getNumResults())
+      for (mlir::Type t : op->getResultTypes())
+        add(t.getAsOpaquePointer());
     words.push_back(op->getNumRegions());
+    if (!op->getNumRegions())
+      return;
     for (mlir::Region &r : op->getRegions()) {
       words.push_back(r.getBlocks().size());
       for (mlir::Block &b : r) {
