@@ -23,6 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -183,11 +184,19 @@ public:
     ops = 0;
     histogram.clear();
     llvm::StringRef lastDialect;
+    const void *lastName = nullptr;
+    llvm::StringRef nameDialect;
     uint64_t run = 0;
-    top->walk<mlir::WalkOrder::PreOrder>([&](mlir::Operation *op) {
+    walkPreOrder(top, [&](mlir::Operation *op) {
       addOp(op);
       ++ops;
-      llvm::StringRef d = dialectOf(op);
+      // Runs of one op name are common: its dialect is not looked up again.
+      const void *name = op->getName().getAsOpaquePointer();
+      if (name != lastName) {
+        lastName = name;
+        nameDialect = dialectOf(op);
+      }
+      llvm::StringRef d = nameDialect;
       if (run && d.data() == lastDialect.data() &&
           d.size() == lastDialect.size()) {
         ++run;
@@ -214,24 +223,49 @@ public:
   }
 
 private:
+  /// Operation::walk<PreOrder>'s order, with the callback inlined.
+  template <typename Fn> static void walkPreOrder(mlir::Operation *op, Fn &&fn) {
+    fn(op);
+    if (!op->getNumRegions())
+      return;
+    for (mlir::Region &r : op->getRegions())
+      for (mlir::Block &b : r)
+        for (mlir::Operation &nested : b)
+          walkPreOrder(&nested, fn);
+  }
   void add(const void *p) { words.push_back(uint64_t(uintptr_t(p))); }
   void addOp(mlir::Operation *op) {
-    add(op);
-    add(op->getName().getAsOpaquePointer());
-    add(op->getBlock());
-    add(op->getRawDictionaryAttrs().getAsOpaquePointer());
-    words.push_back(op->hashProperties());
-    add(op->getLoc().getAsOpaquePointer());
-    words.push_back(op->getNumOperands());
-    for (mlir::Value v : op->getOperands())
-      add(v.getAsOpaquePointer());
-    words.push_back(op->getNumSuccessors());
-    for (mlir::Block *b : op->getSuccessors())
-      add(b);
-    words.push_back(op->getNumResults());
-    for (mlir::Type t : op->getResultTypes())
-      add(t.getAsOpaquePointer());
-    words.push_back(op->getNumRegions());
+    // The fixed part is written through a pointer into space reserved at
+    // once (this walk is most of what an unchanged op costs).
+    unsigned nOperands = op->getNumOperands();
+    unsigned nSucc = op->getNumSuccessors();
+    unsigned nResults = op->getNumResults();
+    size_t base = words.size();
+    words.resize_for_overwrite(base + 10 + nOperands + nSucc + nResults);
+    uint64_t *w = words.data() + base;
+    auto word = [](const void *p) { return uint64_t(uintptr_t(p)); };
+    *w++ = word(op);
+    *w++ = word(op->getName().getAsOpaquePointer());
+    *w++ = word(op->getBlock());
+    *w++ = word(op->getRawDictionaryAttrs().getAsOpaquePointer());
+    // (The counts and guards keep the common empty cases off the
+    // out-of-line range constructors.)
+    *w++ = op->getPropertiesStorageSize() ? uint64_t(op->hashProperties()) : 0;
+    *w++ = word(op->getLoc().getAsOpaquePointer());
+    *w++ = nOperands;
+    if (nOperands)
+      for (mlir::OpOperand &o : op->getOpOperands())
+        *w++ = word(o.get().getAsOpaquePointer());
+    *w++ = nSucc;
+    for (unsigned i = 0; i < nSucc; ++i)
+      *w++ = word(op->getSuccessor(i));
+    *w++ = nResults;
+    if (nResults)
+      for (mlir::Type t : op->getResultTypes())
+        *w++ = word(t.getAsOpaquePointer());
+    *w++ = op->getNumRegions();
+    if (!op->getNumRegions())
+      return;
     for (mlir::Region &r : op->getRegions()) {
       words.push_back(r.getBlocks().size());
       for (mlir::Block &b : r) {
@@ -250,7 +284,7 @@ private:
         reinterpret_cast<const uint8_t *>(words.data()),
         words.size() * sizeof(uint64_t)));
   }
-  std::vector<uint64_t> words;
+  llvm::SmallVector<uint64_t, 0> words;
 };
 
 bool operator!=(const Hash &a, const Hash &b) { return !(a == b); }
@@ -387,11 +421,21 @@ struct IRMetricsCache::Impl {
     e.aliasKnown = true;
   }
   void print(mlir::Operation *op, Entry &e) {
-    // A state of the op's own: Operation::print(os, flags) would number the
-    // values of the whole module for an op that is not isolated from above.
-    mlir::AsmState state(op, localFlags);
     e.printed = true;
     if (fastSizes && op->getParentOp()) {
+      // The module's numbering when measureTop made one (many ops to count):
+      // in a composable module (no values at module level) it names an
+      // isolated top-level op's values as the op's own numbering does, and
+      // one state costs less than one per op. Otherwise a state of the op's
+      // own: Operation::print(os, flags) would number the values of the
+      // whole module for an op that is not isolated from above.
+      std::optional<mlir::AsmState> own;
+      mlir::AsmState *numbering = sharedState;
+      if (!numbering || op->getParentOp() != sharedTop) {
+        own.emplace(op, localFlags);
+        numbering = &*own;
+      }
+      mlir::AsmState &state = *numbering;
       if (!sizeMemo) {
         sizeMemo = std::make_unique<detail::PrintedSizeMemo>(ctx, localFlags);
         sizeMemo->typeAliased = [this](mlir::Type t) { return aliased(t); };
@@ -413,7 +457,8 @@ struct IRMetricsCache::Impl {
         if (!verifyFast)
           return;
         CountingOStream os;
-        op->print(os, state);
+        mlir::AsmState local(op, localFlags);
+        op->print(os, local);
         if (os.bytes() != bytes || os.lines() != newlines) {
           ++stats.sizeMismatches;
           llvm::errs() << "q2 IR metrics: size count of '"
@@ -427,6 +472,7 @@ struct IRMetricsCache::Impl {
         return;
       }
     }
+    mlir::AsmState state(op, localFlags);
     CountingOStream os;
     op->print(os, state);
     e.bytes = os.bytes();
@@ -588,9 +634,19 @@ struct IRMetricsCache::Impl {
       return last;
     }
     bool canCompose = composable && body && allComposable;
+    std::optional<mlir::AsmState> numbering;
     if (canCompose) {
       frameOf(top, own);
       canCompose = !frameAliased;
+      size_t toCount = 0;
+      for (auto &[op, h] : order)
+        toCount += !entries[op].printed;
+      if (canCompose && fastSizes && toCount > 1 &&
+          2 * toCount >= order.size()) {
+        numbering.emplace(top, localFlags);
+        sharedState = &*numbering;
+        sharedTop = top;
+      }
       // Stop at the first op that uses an alias: a whole print anyway.
       for (auto &[op, h] : order) {
         if (!canCompose)
@@ -606,6 +662,8 @@ struct IRMetricsCache::Impl {
       last = measureIR(top, opts);
       ++stats.fullPrints;
     }
+    sharedState = nullptr;
+    sharedTop = nullptr;
     haveLast = true;
     return last;
   }
@@ -618,6 +676,9 @@ struct IRMetricsCache::Impl {
   bool fastSizes = false;
   bool verifyFast = false;
   std::unique_ptr<detail::PrintedSizeMemo> sizeMemo;
+  /// Set by measureTop while it counts the ops of the composable `sharedTop`.
+  mlir::AsmState *sharedState = nullptr;
+  mlir::Operation *sharedTop = nullptr;
   Hasher hasher;
   llvm::DenseMap<mlir::Operation *, Entry> entries;
 

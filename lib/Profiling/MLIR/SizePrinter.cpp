@@ -36,6 +36,11 @@ public:
   CountStream() { SetBuffer(buffer, sizeof(buffer)); }
   ~CountStream() override { flush(); }
   bool aliased = false;
+  /// Spaces: counted, not written.
+  CountStream &indent(unsigned n) {
+    added += n;
+    return *this;
+  }
   void add(PrintedSizeMemo::Size s) {
     added += s.bytes;
     addedNewlines += s.newlines;
@@ -60,14 +65,28 @@ private:
   uint64_t written = 0, writtenNewlines = 0, added = 0, addedNewlines = 0;
 };
 
-/// A small stream for names (printAsOperand writes into it).
-struct NameBuffer {
-  llvm::SmallString<32> text;
-  llvm::raw_svector_ostream os{text};
-  llvm::StringRef reset() {
+/// A small stream for names (printAsOperand writes into it), buffered so
+/// that the few short writes of a name take raw_ostream's inline path.
+class NameStream : public llvm::raw_ostream {
+public:
+  NameStream() { SetBuffer(buffer, sizeof(buffer)); }
+  ~NameStream() override { flush(); }
+  void reset() {
+    flush();
     text.clear();
+  }
+  llvm::StringRef str() {
+    flush();
     return text;
   }
+
+private:
+  void write_impl(const char *ptr, size_t size) override {
+    text.append(ptr, ptr + size);
+  }
+  uint64_t current_pos() const override { return text.size(); }
+  char buffer[256];
+  llvm::SmallString<64> text;
 };
 
 // AsmPrinter.cpp: isBareIdentifier / printKeywordOrString.
@@ -281,14 +300,24 @@ private:
       os << "<<NULL VALUE>>";
       return;
     }
+    // A value's name is asked by MLIR's numbering once per value (at its
+    // definition, or at its first use for block arguments printed as
+    // operands); every later use adds the remembered length.
+    auto [it, fresh] =
+        memo.valueNames.try_emplace(value.getAsOpaquePointer(), 0);
+    if (printResultNo && !fresh) {
+      os.add({it->second, 0, false});
+      return;
+    }
+    names.reset();
+    value.printAsOperand(names, state);
+    llvm::StringRef text = names.str();
+    it->second = uint32_t(text.size());
     if (printResultNo) {
-      value.printAsOperand(os, state);
+      os << text;
       return;
     }
     // The name alone (a result group's head at its definition).
-    names.reset();
-    value.printAsOperand(names.os, state);
-    llvm::StringRef text = names.text;
     if (size_t hash = text.rfind('#'); hash != llvm::StringRef::npos &&
                                        hash > 0 &&
                                        llvm::all_of(text.drop_front(hash + 1),
@@ -330,10 +359,10 @@ private:
     };
     if (elidedAttrs.empty())
       return printFiltered(attrs);
-    llvm::SmallDenseSet<llvm::StringRef> elided(elidedAttrs.begin(),
-                                                elidedAttrs.end());
+    // A few names on either side: a linear scan is cheaper than MLIR's set
+    // of the elided names.
     auto filtered = llvm::make_filter_range(attrs, [&](NamedAttribute a) {
-      return !elided.contains(a.getName().strref());
+      return !llvm::is_contained(elidedAttrs, a.getName().strref());
     });
     if (!filtered.empty())
       printFiltered(filtered);
@@ -398,7 +427,7 @@ private:
   AsmState &state;
   PrintedSizeMemo &memo;
   DialectInterfaceCollection<OpAsmDialectInterface> &interfaces;
-  NameBuffer names;
+  NameStream names;
   unsigned currentIndent = 0;
   llvm::SmallVector<llvm::StringRef> defaultDialectStack{"builtin"};
 };
@@ -461,6 +490,7 @@ bool q2::profiling::detail::countPrintedSize(Operation *op, AsmState &state,
   if (!flags.shouldAssumeVerified())
     return false;
   CountStream os;
+  memo.valueNames.clear(); // of another state
   SizeOpPrinter printer(os, state, memo, memo.interfaces());
   printer.printFullOpWithIndent(op);
   if (printer.unsupported)

@@ -56,6 +56,9 @@ public:
   mlir::DialectInterfaceCollection<mlir::OpAsmDialectInterface> &interfaces() {
     return *asmInterfaces;
   }
+  /// Length of each value's name as an operand (`%x`, `%x#1`) in the
+  /// AsmState of the current count (kept here so that its buckets are).
+  llvm::DenseMap<const void *, uint32_t> valueNames;
 
 private:
   std::unique_ptr<mlir::AsmState> state; ///< no aliases, the cache's flags
