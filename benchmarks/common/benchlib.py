@@ -81,9 +81,9 @@ def run_checked(cmd, env=None):
     return p
 
 
-def run_peak(cmd):
-    """Runs cmd; (wall seconds, peak RSS MB of the child from wait4). Exits
-    with its stderr when it fails."""
+def run_wait4(cmd):
+    """Runs cmd; (wall seconds, its rusage from wait4). Exits with its stderr
+    when it fails."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
@@ -92,4 +92,16 @@ def run_peak(cmd):
     p.stderr.close()
     if status != 0:
         sys.exit(f"{_who()}: command failed ({status}): {' '.join(cmd)}\n{err}")
+    return wall, ru
+
+
+def run_peak(cmd):
+    """(wall seconds, peak RSS MB of the child) of one run of cmd."""
+    wall, ru = run_wait4(cmd)
     return wall, ru.ru_maxrss * 1024 / 1e6  # KiB -> decimal MB (docs/report.md)
+
+
+def run_cpu(cmd):
+    """(wall s, CPU s = user + sys) of one run of cmd."""
+    wall, ru = run_wait4(cmd)
+    return wall, ru.ru_utime + ru.ru_stime

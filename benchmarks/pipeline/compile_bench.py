@@ -51,7 +51,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "common"))
 from benchlib import HAM, LLVM_BIN, ROOT, fcidump, qpe_info, qpe_program, \
-    require, run_peak as run  # noqa: E402
+    require, run_cpu, run_peak as run  # noqa: E402
 
 STAGES = ["HLOLowering", "QuantumLowering", "Bufferization", "LLVMDialect",
           "LLVMIR", "ObjectCode"]
@@ -77,19 +77,6 @@ def stats_of(cmds_fn, runs):
 def median_of(cmds_fn, runs):
     _, med, rss = stats_of(cmds_fn, runs)
     return med, rss
-
-
-def run_cpu(cmd):
-    """(wall s, CPU s = user + sys) of one run of cmd; exits on failure."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    if status != 0:
-        sys.exit(f"compile_bench: command failed ({status}): {' '.join(cmd)}\n{err}")
-    return wall, ru.ru_utime + ru.ru_stime
 
 
 def above_startup(q2opt, prog, startup_prog, out, runs):
