@@ -4,7 +4,10 @@
 // replaced by its runtime gate id (H = 1, X = 2; -1 for a Pauli rotation):
 // per record the wires' handles are copied from the handles array into the
 // targets/controls arrays, then one call. One call site per kind of call,
-// whatever the number of gates; the handles go back unchanged.
+// whatever the number of gates; the handles go back unchanged. Every back
+// edge says llvm.loop.disable_nonforced: the loops make runtime calls, so
+// vectorizing or unrolling them would only cost compile time.
+// CHECK: #[[PLAIN:[a-z_0-9]+]] = #llvm.loop_annotation<disableNonforced = true>
 // CHECK-DAG: llvm.mlir.global private constant @[[WORDS:__q2_words_[0-9]+]]("XZ")
 // CHECK-DAG: llvm.mlir.global private constant @[[GATES:__q2_gates_[0-9]+]](dense<[1, 0, -1, 1, 0, 0, 0, 2, 0, -1, 1, 1, 0, 1, 0, -1, 0, 0, 2, 1, 0, 1, 2, 0]> : tensor<24xi32>) {{.*}} : !llvm.array<24 x i32>
 // CHECK-LABEL: func.func @table
@@ -29,9 +32,10 @@
 // CHECK: llvm.cond_br %{{.*}}, ^[[EXIT:bb[0-9]+]], ^
 // CHECK: llvm.getelementptr %[[HB]][%{{.*}}]
 // CHECK: llvm.store %{{.*}}, %{{.*}} : !llvm.ptr, !llvm.ptr
+// CHECK: llvm.br ^{{bb[0-9]+}}(%{{.*}} : i32) {loop_annotation = #[[PLAIN]]}
 // CHECK: llvm.getelementptr %[[PP]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, f64
 // CHECK: llvm.cond_br %{{.*}}, ^[[PAULI:bb[0-9]+]], ^[[GATE:bb[0-9]+]]
-// CHECK: llvm.br ^[[HDR]](
+// CHECK: llvm.br ^[[HDR]](%{{.*}} : !llvm.ptr) {loop_annotation = #[[PLAIN]]}
 // CHECK: ^[[GATE]]:
 // CHECK-NEXT: llvm.call @q2_rt_gate(%{{.*}}, %{{.*}}, %[[TB]], %{{.*}}, %[[CB]], %{{.*}}, %{{.*}})
 // CHECK: ^[[PAULI]]:
@@ -79,7 +83,8 @@ func.func @empty(%q0: !quantum.bit) -> !quantum.bit {
 // letter H (id 1) for X, RX(+pi/2) (id 7) for Y; the CNOT ladder (X, id 2,
 // one control) up over the non-I letters; RZ (id 9) with the controls, or
 // without letters PhaseShift(-theta/2) (id 10) on the last control; the
-// ladder down; H and RX(-pi/2).
+// ladder down; H and RX(-pi/2). Its loops are plain too.
+// CHECK: #[[PLAIN:[a-z_0-9]+]] = #llvm.loop_annotation<disableNonforced = true>
 // CHECK: llvm.func private @__q2_pauli_rot_ladder(%[[TH:.*]]: f64, %{{.*}}: !llvm.ptr, %[[T:.*]]: !llvm.ptr, %{{.*}}: i64, %[[C:.*]]: !llvm.ptr, %[[NC:.*]]: i64)
 // CHECK-DAG: %[[H:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG: %[[RX:.*]] = llvm.mlir.constant(7 : i32) : i32
@@ -91,6 +96,7 @@ func.func @empty(%q0: !quantum.bit) -> !quantum.bit {
 // CHECK: llvm.call @q2_rt_gate(%[[PS]], %{{.*}}, %{{.*}}, %{{.*}}, %[[C]], %{{.*}}, %{{.*}})
 // CHECK: llvm.call @q2_rt_gate(%[[H]],
 // CHECK: llvm.call @q2_rt_gate(%[[RX]], %[[PI2]],
+// CHECK: llvm.br ^{{bb[0-9]+}}(%{{.*}} : i64) {loop_annotation = #[[PLAIN]]}
 // CHECK: llvm.call @q2_rt_gate(%[[X]],
 // CHECK: llvm.call @q2_rt_gate(%[[RZ]], %[[TH]], %{{.*}}, %{{.*}}, %[[C]], %[[NC]],
 // CHECK: llvm.call @q2_rt_gate(%[[X]],

@@ -142,7 +142,8 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
       Value wire = load(i32, wires, k);
       LLVM::StoreOp::create(rewriter, loc, load(ptr, handles, wire), gep(ptr, array, k));
       Value k1 = LLVM::AddOp::create(rewriter, loc, k, one);
-      LLVM::BrOp::create(rewriter, loc, ValueRange{k1}, loop);
+      LoweringState::markPlainLoop(
+          LLVM::BrOp::create(rewriter, loc, ValueRange{k1}, loop));
     };
     gather(tLoop, tBody, nT, tWires, targets, cLoop);
     gather(cLoop, cBody, nC, cWires, ctrls, dispatch);
@@ -205,7 +206,8 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
 
     // next: the following record.
     rewriter.setInsertionPointToEnd(next);
-    LLVM::BrOp::create(rewriter, loc, ValueRange{gep(i32, cWires, nC)}, header);
+    LoweringState::markPlainLoop(LLVM::BrOp::create(
+        rewriter, loc, ValueRange{gep(i32, cWires, nC)}, header));
 
     rewriter.setInsertionPointToStart(exit);
     rewriter.replaceOp(op, adaptor.getInQubits());

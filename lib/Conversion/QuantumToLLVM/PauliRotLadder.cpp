@@ -93,7 +93,8 @@ LoweringState::ladderFunction(ConversionPatternRewriter &rewriter,
     LLVM::BrOp::create(rewriter, loc, ValueRange{}, next);
     rewriter.setInsertionPointToEnd(next);
     Value i1 = LLVM::AddOp::create(rewriter, loc, i, one);
-    LLVM::BrOp::create(rewriter, loc, ValueRange{i1}, head);
+    LoweringState::markPlainLoop(
+        LLVM::BrOp::create(rewriter, loc, ValueRange{i1}, head));
   };
   // The CNOT ladder over the non-I letters, up (a_k -> a_k+1 for rising k)
   // or down (the same CNOTs in reverse); `to` gets the last non-I letter
@@ -126,8 +127,8 @@ LoweringState::ladderFunction(ConversionPatternRewriter &rewriter,
     rewriter.setInsertionPointToEnd(next);
     Value step = up ? Value(LLVM::AddOp::create(rewriter, loc, i, one))
                     : Value(LLVM::SubOp::create(rewriter, loc, i, one));
-    LLVM::BrOp::create(rewriter, loc, ValueRange{step, next->getArgument(0)},
-                       head);
+    LoweringState::markPlainLoop(LLVM::BrOp::create(
+        rewriter, loc, ValueRange{step, next->getArgument(0)}, head));
   };
 
   Block *afterBasis = block({}), *rz = block(i64), *noLetters = block({}),
