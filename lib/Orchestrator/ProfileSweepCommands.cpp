@@ -130,10 +130,10 @@ class ProgressLine {
 public:
   explicit ProgressLine(bool disabled) {
     const char *ci = getenv("CI");
-    Enabled = !disabled && isatty(STDERR_FILENO) && (!ci || !*ci);
+    enabled = !disabled && isatty(STDERR_FILENO) && (!ci || !*ci);
   }
   void operator()(const ProgressEvent &e) {
-    if (!Enabled)
+    if (!enabled)
       return;
     std::string line = llvm::formatv("[{0}/{1}] {2} running, elapsed {3}",
                                      e.done, e.total, e.running,
@@ -146,10 +146,10 @@ public:
       line += " | started " + e.point.key();
     errs() << "\r\x1b[K" << line;
     errs().flush();
-    Dirty = true;
+    dirty = true;
   }
   ~ProgressLine() {
-    if (Dirty)
+    if (dirty)
       errs() << "\r\x1b[K";
   }
 
@@ -160,8 +160,8 @@ private:
     unsigned t = unsigned(s);
     return llvm::formatv("{0}m{1:d2}s", t / 60, t % 60).str();
   }
-  bool Enabled;
-  bool Dirty = false;
+  bool enabled;
+  bool dirty = false;
 };
 
 int emitJobs(const SweepSpec &s, const std::string &file,

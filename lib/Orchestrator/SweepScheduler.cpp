@@ -94,188 +94,188 @@ private:
   /// Records point I's result (or the error that kept it from running).
   void finish(size_t i, Expected<PointResult> r);
 
-  const SweepSpec &Spec;
-  const ProgressCallback &Progress;
-  Clock::time_point Start = Clock::now();
-  std::vector<PointId> Ids;
-  SweepSummary Sum;
-  const unsigned Jobs;
+  const SweepSpec &spec;
+  const ProgressCallback &progress;
+  Clock::time_point start = Clock::now();
+  std::vector<PointId> ids;
+  SweepSummary sum;
+  const unsigned jobs;
   /// The total RSS budget of the points running at once (MB).
-  const double TotalMB;
-  PeakRssModel Model;
-  std::map<std::string, unsigned> TermsOf;
-  size_t Done = 0, RanNow = 0;
+  const double totalMB;
+  PeakRssModel model;
+  std::map<std::string, unsigned> termsOf;
+  size_t done = 0, ranNow = 0;
 
-  std::deque<size_t> Pending;
-  std::mutex Mu;
-  std::condition_variable CV;
-  std::deque<std::pair<size_t, Expected<PointResult>>> Finished; // under Mu
-  std::map<size_t, std::thread> Workers;
-  std::map<size_t, double> Admitted; // index -> predicted MB
-  double InUseMB = 0;
+  std::deque<size_t> pending;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::pair<size_t, Expected<PointResult>>> finished; // under mu
+  std::map<size_t, std::thread> workers;
+  std::map<size_t, double> admitted; // index -> predicted MB
+  double inUseMB = 0;
 };
 
 SweepScheduler::SweepScheduler(const SweepSpec &spec,
                                const ProgressCallback &progress)
-    : Spec(spec), Progress(progress), Ids(enumeratePoints(spec)),
-      Jobs(std::max(1u, spec.jobs)),
-      TotalMB(spec.totalRssMB > 0 ? spec.totalRssMB
-                                  : spec.phase.rssBudgetMB * Jobs),
-      Model(spec.phase.rssBudgetMB, spec.phase.rssBudgetMB) {
-  Sum.points.resize(Ids.size());
+    : spec(spec), progress(progress), ids(enumeratePoints(spec)),
+      jobs(std::max(1u, spec.jobs)),
+      totalMB(spec.totalRssMB > 0 ? spec.totalRssMB
+                                  : spec.phase.rssBudgetMB * jobs),
+      model(spec.phase.rssBudgetMB, spec.phase.rssBudgetMB) {
+  sum.points.resize(ids.size());
   for (const auto &m : spec.molecules)
     if (m.nTerms)
-      TermsOf[m.name] = m.nTerms;
+      termsOf[m.name] = m.nTerms;
 }
 
 double SweepScheduler::sizeOf(const PointId &id) const {
-  auto it = TermsOf.find(id.molecule);
+  auto it = termsOf.find(id.molecule);
   return double(id.nEst) * id.nTrotter *
-         (it != TermsOf.end() ? it->second : 1);
+         (it != termsOf.end() ? it->second : 1);
 }
 
 void SweepScheduler::learn(const PointRecord &r) {
   if (r.status != "ok")
     return;
   if (r.nTerms)
-    TermsOf.emplace(r.molecule, *r.nTerms);
+    termsOf.emplace(r.molecule, *r.nTerms);
   if (r.x)
-    Model.add(*r.x, r.peakRssMB);
+    model.add(*r.x, r.peakRssMB);
 }
 
 void SweepScheduler::emit(ProgressEvent::Kind k, const PointId &id,
                           const std::string &status, size_t running,
                           double predictedMb) {
-  if (!Progress)
+  if (!progress)
     return;
   ProgressEvent e{k, id, status};
-  e.done = Done;
-  e.total = Ids.size();
+  e.done = done;
+  e.total = ids.size();
   e.running = running;
-  e.elapsedS = std::chrono::duration<double>(Clock::now() - Start).count();
+  e.elapsedS = std::chrono::duration<double>(Clock::now() - start).count();
   // Throughput of points run now (parallelism included).
-  if (RanNow > 0)
-    e.etaS = e.elapsedS / double(RanNow) * double(Ids.size() - Done);
+  if (ranNow > 0)
+    e.etaS = e.elapsedS / double(ranNow) * double(ids.size() - done);
   e.predictedRssMB = predictedMb;
-  Progress(e);
+  progress(e);
 }
 
 void SweepScheduler::resumeFinished() {
-  for (size_t i = 0; i < Ids.size(); ++i) {
-    std::string dir = pointDir(Spec, Ids[i]);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::string dir = pointDir(spec, ids[i]);
     std::string resultFile = joinPath(dir, "result.json");
     if (llvm::sys::fs::exists(resultFile)) {
       Expected<PointRecord> rec = readPointRecord(resultFile);
       if (rec) {
         const std::string status = rec->status;
-        if (status == "ok" || (status == "failed" && !Spec.retryFailed)) {
+        if (status == "ok" || (status == "failed" && !spec.retryFailed)) {
           // Temporaries of writers killed in this finished point (only
           // while nobody else works on it).
-          if (Expected<q2::FileLock> l = lockPoint(Spec, Ids[i]))
+          if (Expected<q2::FileLock> l = lockPoint(spec, ids[i]))
             removeStaleTemporariesIn(dir);
           else
             llvm::consumeError(l.takeError());
-          PointResult &r = Sum.points[i];
-          r.id = Ids[i];
+          PointResult &r = sum.points[i];
+          r.id = ids[i];
           r.skipped = true;
           r.record = std::move(*rec);
           learn(r.record);
-          ++Done;
-          ++Sum.skipped;
-          Sum.failed += status != "ok";
-          emit(ProgressEvent::Skipped, Ids[i], status, 0, 0);
+          ++done;
+          ++sum.skipped;
+          sum.failed += status != "ok";
+          emit(ProgressEvent::Skipped, ids[i], status, 0, 0);
           continue;
         }
       } else {
         llvm::consumeError(rec.takeError()); // Unreadable: run it again.
       }
     }
-    Pending.push_back(i);
+    pending.push_back(i);
   }
 }
 
 void SweepScheduler::admit() {
-  for (auto it = Pending.begin();
-       it != Pending.end() && Workers.size() < Jobs;) {
-    double pred = Model.predict(sizeOf(Ids[*it]));
-    if (!Workers.empty() && InUseMB + pred > TotalMB) {
+  for (auto it = pending.begin();
+       it != pending.end() && workers.size() < jobs;) {
+    double pred = model.predict(sizeOf(ids[*it]));
+    if (!workers.empty() && inUseMB + pred > totalMB) {
       ++it;
       continue;
     }
     size_t i = *it;
-    it = Pending.erase(it);
-    Admitted[i] = pred;
-    InUseMB += pred;
-    auto terms = TermsOf.find(Ids[i].molecule);
-    unsigned hint = terms != TermsOf.end() ? terms->second : 0;
-    Workers[i] = std::thread([this, i, hint] {
-      Expected<PointResult> r = runPoint(Spec, Ids[i], hint);
+    it = pending.erase(it);
+    admitted[i] = pred;
+    inUseMB += pred;
+    auto terms = termsOf.find(ids[i].molecule);
+    unsigned hint = terms != termsOf.end() ? terms->second : 0;
+    workers[i] = std::thread([this, i, hint] {
+      Expected<PointResult> r = runPoint(spec, ids[i], hint);
       if (!r)
-        r = resultOfConcurrentRun(Spec, Ids[i], r.takeError());
-      std::lock_guard<std::mutex> l(Mu);
-      Finished.emplace_back(i, std::move(r));
-      CV.notify_all();
+        r = resultOfConcurrentRun(spec, ids[i], r.takeError());
+      std::lock_guard<std::mutex> l(mu);
+      finished.emplace_back(i, std::move(r));
+      cv.notify_all();
     });
-    emit(ProgressEvent::Started, Ids[i], "", Workers.size(), pred);
+    emit(ProgressEvent::Started, ids[i], "", workers.size(), pred);
   }
 }
 
 void SweepScheduler::collect() {
-  std::unique_lock<std::mutex> l(Mu);
-  CV.wait_for(l, std::chrono::milliseconds(100),
-              [&] { return !Finished.empty(); });
-  while (!Finished.empty()) {
-    auto [I, R] = std::move(Finished.front());
-    Finished.pop_front();
+  std::unique_lock<std::mutex> l(mu);
+  cv.wait_for(l, std::chrono::milliseconds(100),
+              [&] { return !finished.empty(); });
+  while (!finished.empty()) {
+    auto [i, r] = std::move(finished.front());
+    finished.pop_front();
     l.unlock();
-    finish(I, std::move(R));
+    finish(i, std::move(r));
     l.lock();
   }
 }
 
 void SweepScheduler::finish(size_t i, Expected<PointResult> r) {
-  Workers[i].join();
-  Workers.erase(i);
-  InUseMB -= Admitted[i];
-  Admitted.erase(i);
-  PointResult &slot = Sum.points[i];
+  workers[i].join();
+  workers.erase(i);
+  inUseMB -= admitted[i];
+  admitted.erase(i);
+  PointResult &slot = sum.points[i];
   if (r) {
     slot = std::move(*r);
   } else {
     // The machinery failed for this point (e.g. another process runs it);
     // record it here, not on disk, and go on.
-    slot.id = Ids[i];
-    slot.record = recordFor(Ids[i], findMolecule(Spec, Ids[i].molecule));
+    slot.id = ids[i];
+    slot.record = recordFor(ids[i], findMolecule(spec, ids[i].molecule));
     slot.record.status = "failed";
     slot.record.reason = "error";
     slot.record.message = llvm::toString(r.takeError());
   }
   if (slot.status() == "cancelled") {
-    Sum.cancelled = true;
+    sum.cancelled = true;
   } else {
-    ++Done;
-    ++RanNow;
-    ++Sum.ran;
+    ++done;
+    ++ranNow;
+    ++sum.ran;
     if (slot.status() != "ok")
-      ++Sum.failed;
+      ++sum.failed;
     learn(slot.record);
   }
-  emit(ProgressEvent::Finished, Ids[i], slot.status(), Workers.size(), 0);
+  emit(ProgressEvent::Finished, ids[i], slot.status(), workers.size(), 0);
 }
 
 SweepSummary SweepScheduler::run() {
   resumeFinished();
-  while (!Pending.empty() || !Workers.empty()) {
-    if (Spec.cancel && Spec.cancel->load()) {
-      Sum.cancelled = true;
-      Pending.clear();
+  while (!pending.empty() || !workers.empty()) {
+    if (spec.cancel && spec.cancel->load()) {
+      sum.cancelled = true;
+      pending.clear();
     }
     admit();
-    if (Workers.empty())
+    if (workers.empty())
       break;
     collect();
   }
-  return std::move(Sum);
+  return std::move(sum);
 }
 
 } // namespace

@@ -29,7 +29,7 @@ using namespace q2::profiling;
 
 namespace {
 
-const char *kModule = R"mlir(
+const char *kMetricsModule = R"mlir(
 func.func @f(%a: i32, %b: i32) -> i32 {
   %0 = arith.addi %a, %b : i32
   %1 = arith.muli %0, %b : i32
@@ -76,14 +76,14 @@ TEST(ProfCountingOStream, CountsLikeAString) {
 
 TEST(ProfIRMetrics, MLIRMatchesPrintedString) {
   mlir::MLIRContext ctx;
-  auto mod = parse(ctx, kModule);
+  auto mod = parse(ctx, kMetricsModule);
   ASSERT_TRUE(mod);
   IRMetrics m = measureIR(mod.get());
   std::string text = print(mod.get());
   EXPECT_EQ(m.kind, "mlir");
   EXPECT_EQ(m.bytes, text.size());
   EXPECT_EQ(m.lines, newlines(text));
-  // module + 2 func + 3 arith + 2 return, counted by hand from kModule.
+  // module + 2 func + 3 arith + 2 return, counted by hand from kMetricsModule.
   EXPECT_EQ(m.ops, 8u);
   std::map<std::string, uint64_t> expected = {
       {"builtin", 1}, {"func", 4}, {"arith", 3}};
@@ -119,7 +119,7 @@ TEST(ProfIRMetrics, MLIRMatchesPrintedString) {
 
 TEST(ProfIRMetrics, FlagsAreHonoured) {
   mlir::MLIRContext ctx;
-  auto mod = parse(ctx, kModule);
+  auto mod = parse(ctx, kMetricsModule);
   ASSERT_TRUE(mod);
   mlir::OpPrintingFlags flags;
   flags.printGenericOpForm().enableDebugInfo();

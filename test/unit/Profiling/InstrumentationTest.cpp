@@ -54,7 +54,7 @@ struct FailPass
   void runOnOperation() override { signalPassFailure(); }
 };
 
-const char *kModule = R"mlir(
+const char *kPassModule = R"mlir(
 func.func @f(%a: i32, %b: i32) -> i32 {
   %0 = arith.addi %a, %b : i32
   %1 = arith.addi %a, %b : i32
@@ -72,7 +72,7 @@ struct Fixture : ::testing::Test {
   void SetUp() override {
     ctx.loadDialect<mlir::func::FuncDialect, mlir::arith::ArithDialect>();
     ctx.disableMultithreading();
-    mod = mlir::parseSourceString<mlir::ModuleOp>(kModule, &ctx);
+    mod = mlir::parseSourceString<mlir::ModuleOp>(kPassModule, &ctx);
     ASSERT_TRUE(mod);
   }
   static ProfilingOptions quiet() {

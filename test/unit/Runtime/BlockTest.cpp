@@ -132,13 +132,6 @@ VectorXcd power(const MatrixXcd &b, int64_t count, VectorXcd v) {
   return v;
 }
 
-std::string takeError() {
-  const char *e = q2_rt_last_error();
-  std::string s = e ? e : "";
-  q2_rt_clear_error();
-  return s;
-}
-
 std::vector<Q2BlockStat> readStats() {
   std::vector<Q2BlockStat> s(size_t(q2_rt_block_stats(nullptr, 0)));
   q2_rt_block_stats(s.data(), int64_t(s.size()));

@@ -146,6 +146,14 @@ inline VectorXcd fetch(Q2Register *r) {
   return v;
 }
 
+/// The runtime's last error message, cleared (empty if none).
+inline std::string takeError() {
+  const char *e = q2_rt_last_error();
+  std::string s = e ? e : "";
+  q2_rt_clear_error();
+  return s;
+}
+
 } // namespace q2::denseref
 
 #endif // Q2_TEST_UNIT_RUNTIME_DENSEREFERENCE_H

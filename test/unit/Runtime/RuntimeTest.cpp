@@ -415,15 +415,6 @@ TEST_F(RuntimeTest, ThreadingThresholdAndCount) {
 }
 
 //===-- errors ------------------------------------------------------------===//
-namespace {
-std::string takeError() {
-  const char *e = q2_rt_last_error();
-  std::string s = e ? e : "";
-  q2_rt_clear_error();
-  return s;
-}
-} // namespace
-
 TEST_F(RuntimeTest, AllocErrors) {
   EXPECT_EQ(q2_rt_alloc(0), nullptr);
   EXPECT_NE(takeError().find("at least 1 qubit"), std::string::npos);
