@@ -92,7 +92,15 @@ q2::pipeline::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &ctx,
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm->get());
+  // The module is glue around runtime calls: its only vectorizable loops
+  // scale the coefficients once per call, so the vectorizers and the
+  // unroller buy no run time and cost ~15 ms of LLVMIR + ObjectCode as
+  // soon as those loops are long (docs/pipeline.md, "Time per term").
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = false;
+  pto.SLPVectorization = false;
+  pto.LoopUnrolling = false;
+  llvm::PassBuilder pb(tm->get(), pto);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
