@@ -2,7 +2,7 @@
 // (ops, types; the #qpe.metadata attribute and its check against @qpe), with
 // the upstream dialects QPE programs use.
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
-#include "q2/QPE/IR/QPEDialect.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

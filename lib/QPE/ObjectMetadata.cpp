@@ -1,9 +1,9 @@
 //===- ObjectMetadata.cpp - Metadata in object files; decoding ------------===//
 #include "q2/QPE/QPEMetadata.h"
-#include "ObjectIO.h"
+#include "q2/QPE/ObjectIO.h"
 
-#include "q2/Hamiltonian/QPEParameters.h"
-#include "q2/Hamiltonian/TrotterError.h"
+#include "q2/QPE/QPEParameters.h"
+#include "q2/QPE/TrotterError.h"
 
 #include "q2/Support/JSON.h"
 #include "q2/Support/ObjectDigest.h"

@@ -1,7 +1,7 @@
 //===- ProgramRequest.cpp - the request's options, parsed and checked -----===//
 #include "q2/QPE/ProgramRequest.h"
 
-#include "q2/Hamiltonian/QPEParameters.h"
+#include "q2/QPE/QPEParameters.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "q2/QPE/QPEMetadata.h"
 
-#include "q2/Hamiltonian/QPEParameters.h"
+#include "q2/QPE/QPEParameters.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

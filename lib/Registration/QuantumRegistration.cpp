@@ -10,8 +10,8 @@
 #include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
 #include "q2/Pipeline/Passes.h"
-#include "q2/QPE/IR/QPEDialect.h"
-#include "q2/QPE/QPEProgram.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"

@@ -15,7 +15,7 @@
 #include "q2/Profiling/MLIR/IRMetrics.h"
 #include "q2/Profiling/MLIR/SnapshotPass.h"
 #include "q2/Profiling/Session.h"
-#include "q2/QPE/QPEProgram.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 #include "q2/Support/FileIO.h"
 
 #include "mlir/IR/Diagnostics.h"

@@ -14,9 +14,9 @@
 #define Q2_QPE_PROGRAMPLAN_H
 
 #include "q2/Hamiltonian/ExactSolver.h"
-#include "q2/Hamiltonian/TrotterError.h"
+#include "q2/QPE/TrotterError.h"
 #include "q2/QPE/ProgramRequest.h"
-#include "q2/QPE/QPEProgram.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 
 #include <optional>
 #include <string>

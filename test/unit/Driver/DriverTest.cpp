@@ -8,7 +8,7 @@
 #include "q2/InitQ2.h"
 #include "q2/Pipeline/Pipeline.h"
 #include "q2/QPE/ProgramPlan.h"
-#include "q2/QPE/QPEProgram.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 #include "q2/Support/FileIO.h"
 
 #include "mlir/IR/DialectRegistry.h"

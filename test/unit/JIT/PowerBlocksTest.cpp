@@ -12,7 +12,7 @@
 #include "q2/InitQ2.h"
 #include "q2/JIT/QPEExecutable.h"
 #include "q2/Pipeline/Pipeline.h"
-#include "q2/QPE/QPEProgram.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"

@@ -8,11 +8,11 @@
 #include "UnitTestUtil.h"
 #include "q2/JIT/QPEExecutable.h"
 
-#include "q2/Hamiltonian/QPEParameters.h"
+#include "q2/QPE/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 #include "q2/InitQ2.h"
 #include "q2/Pipeline/Pipeline.h"
-#include "q2/QPE/QPEProgram.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"

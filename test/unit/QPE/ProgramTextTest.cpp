@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "q2/Hamiltonian/Hamiltonian.h"
 #include "q2/QPE/ProgramPlan.h"
-#include "q2/QPE/QPEProgram.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/raw_ostream.h"

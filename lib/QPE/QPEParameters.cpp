@@ -1,5 +1,5 @@
 //===- QPEParameters.cpp - Time step and energy window for QPE ------------===//
-#include "q2/Hamiltonian/QPEParameters.h"
+#include "q2/QPE/QPEParameters.h"
 #include "Support.h"
 
 #include <algorithm>

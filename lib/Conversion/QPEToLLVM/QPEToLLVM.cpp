@@ -1,8 +1,8 @@
 //===- QPEAttr.cpp - Reading qpe.metadata; embedding it in the object -----===//
-#include "q2/QPE/QPEProgram.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 
-#include "q2/QPE/IR/QPEDialect.h"
-#include "ObjectIO.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
+#include "q2/QPE/ObjectIO.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"

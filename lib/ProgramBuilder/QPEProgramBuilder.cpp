@@ -24,7 +24,7 @@
 #include "ProgramBuilder.h"
 
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
-#include "q2/QPE/IR/QPEDialect.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

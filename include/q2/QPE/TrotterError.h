@@ -35,7 +35,7 @@
 #ifndef Q2_HAMILTONIAN_TROTTERERROR_H
 #define Q2_HAMILTONIAN_TROTTERERROR_H
 
-#include "q2/Hamiltonian/QPEParameters.h"
+#include "q2/QPE/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 
 #include "llvm/Support/Error.h"

@@ -4,7 +4,7 @@
 // list (visitFields), so adding a field there adds it here.
 //
 //===----------------------------------------------------------------------===//
-#include "q2/QPE/IR/QPEDialect.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -19,15 +19,15 @@
 using namespace mlir;
 using namespace q2::qpe;
 
-#include "q2/QPE/IR/QPEDialect.cpp.inc"
+#include "q2/Dialect/QPE/IR/QPEDialect.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "q2/QPE/IR/QPEAttrs.cpp.inc"
+#include "q2/Dialect/QPE/IR/QPEAttrs.cpp.inc"
 
 void QPEDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
-#include "q2/QPE/IR/QPEAttrs.cpp.inc"
+#include "q2/Dialect/QPE/IR/QPEAttrs.cpp.inc"
       >();
 }
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "q2/Hamiltonian/TrotterError.h"
+#include "q2/QPE/TrotterError.h"
 
 #include <Eigen/SVD>
 

@@ -9,7 +9,7 @@
 #ifndef Q2_LIB_QPE_PROGRAMBUILDER_H
 #define Q2_LIB_QPE_PROGRAMBUILDER_H
 
-#include "q2/QPE/QPEProgram.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
 

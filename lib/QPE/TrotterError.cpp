@@ -9,7 +9,7 @@
 // commutators are Hermitian and real.
 //
 //===----------------------------------------------------------------------===//
-#include "q2/Hamiltonian/TrotterError.h"
+#include "q2/QPE/TrotterError.h"
 #include "Support.h"
 
 #include "llvm/Support/MathExtras.h"

@@ -25,9 +25,9 @@ mlir::FailureOr<QPEMetadata> parseMetadataFields(mlir::AsmParser &parser);
 llvm::hash_code hash_value(const QPEMetadata &md);
 } // namespace q2::qpe
 
-#include "q2/QPE/IR/QPEDialect.h.inc"
+#include "q2/Dialect/QPE/IR/QPEDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "q2/QPE/IR/QPEAttrs.h.inc"
+#include "q2/Dialect/QPE/IR/QPEAttrs.h.inc"
 
 #endif // Q2_QPE_IR_QPEDIALECT_H

@@ -8,7 +8,7 @@
 #ifndef Q2_QPE_QPEPROGRAM_H
 #define Q2_QPE_QPEPROGRAM_H
 
-#include "q2/Hamiltonian/QPEParameters.h"
+#include "q2/QPE/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 #include "q2/QPE/ProgramRequest.h"
 
