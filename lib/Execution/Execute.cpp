@@ -7,7 +7,7 @@
 // loaded-program API itself is jit::Circuit.
 //
 //===----------------------------------------------------------------------===//
-#include "DriverInternal.h"
+#include "../Driver/DriverInternal.h"
 
 #include "q2/JIT/Circuit.h"
 #include "q2/Profiling/Memory.h"
