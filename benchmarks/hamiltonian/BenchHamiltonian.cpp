@@ -24,6 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Hamiltonian/Hamiltonian.h"
+#include "q2/QPE/QPEParameters.h"
+#include "q2/QPE/TrotterError.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"

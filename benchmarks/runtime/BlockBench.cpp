@@ -1,7 +1,7 @@
 //===- BlockBench.cpp - blocks, fusion, calibration, RSS (bench-runtime) ---===//
 //
 // The QPE programs here are issued through the C ABI with the structure the
-// compiler emits (lib/QPE/QPEProgramBuilder.cpp, rolled form): HF X gates on
+// compiler emits (lib/ProgramBuilder/QPEProgramBuilder.cpp, rolled form): HF X gates on
 // the system qubits 0..n_sys-1, then for each estimation wire k = n_sys + k
 // an H, `steps` Trotter steps controlled by the wire (identity term as an
 // uncontrolled PhaseShift on the wire), the inverse QFT, probs of the wires.

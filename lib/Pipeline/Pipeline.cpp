@@ -151,7 +151,7 @@ static std::string stageText(Stage s, const PipelineOptions &o) {
            "convert-arith-to-llvm,convert-math-to-llvm,"
            "expand-strided-metadata,finalize-memref-to-llvm,"
            "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
-           "reconcile-unrealized-casts,canonicalize,q2-embed-qpe-metadata";
+           "reconcile-unrealized-casts,canonicalize,convert-qpe-to-llvm";
   case Stage::LLVMIR:
   case Stage::ObjectCode:
     break;

@@ -417,87 +417,6 @@ OwningOpRef<ModuleOp> ProgramBuilder::build() {
   return module;
 }
 
-llvm::Expected<QPEOptions>
-q2::qpe::checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
-                         const hamiltonian::QPEParameters &params,
-                         const QPEOptions &givenOptions) {
-  auto fail = [](const llvm::Twine &msg) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-  };
-  QPEOptions options = givenOptions;
-  if (!options.trotterSteps.empty()) {
-    if (options.trotterSteps.size() != params.nEst)
-      return fail(llvm::formatv("{0} Trotter step counts for {1} estimation "
-                                "wires",
-                                options.trotterSteps.size(), params.nEst));
-    uint64_t lo = *llvm::min_element(options.trotterSteps);
-    uint64_t hi = *llvm::max_element(options.trotterSteps);
-    if (lo < 1 || hi > kMaxWireSteps)
-      return fail(llvm::formatv("Trotter step counts must be in [1, {0}]",
-                                kMaxWireSteps));
-    options.nTrotter = unsigned(hi);
-    // One count for every wire needs no table (the program stays as small).
-    if (lo == hi)
-      options.trotterSteps.clear();
-  }
-  if (h.numQubits == 0 || h.terms.empty())
-    return fail("the Hamiltonian has no qubits or no terms");
-  if (params.nEst < 1 || params.nEst > hamiltonian::kMaxEstimationQubits)
-    return fail(llvm::formatv("n_est must be in [1, {0}], got {1}",
-                              hamiltonian::kMaxEstimationQubits, params.nEst));
-  if (options.nTrotter < 1)
-    return fail("n_trotter must be >= 1");
-  if (options.order != 1 && options.order != 2)
-    return fail(llvm::formatv("Trotter order must be 1 or 2, got {0}",
-                              options.order));
-  unsigned total = h.numQubits + params.nEst;
-  if (total > hamiltonian::kMaxQubits)
-    return fail(llvm::formatv("{0} system + {1} estimation qubits = {2} "
-                              "qubits, above the limit of {3}",
-                              h.numQubits, params.nEst, total,
-                              hamiltonian::kMaxQubits));
-  if (options.unroll) {
-    // Straight-line code of every step, sized before anything is built
-    // (regression: one Trotter count for all wires skipped this check, and
-    // n_est 14, n_trotter 50 ran out of memory building the IR).
-    uint64_t steps = 0;
-    for (unsigned k = 0; k < params.nEst; ++k) {
-      uint64_t s = options.trotterSteps.empty() ? options.nTrotter
-                                                : options.trotterSteps[k];
-      if (options.power == Power::Repeat)
-        s <<= k; // nEst <= kMaxEstimationQubits, s < 2^32: no overflow
-      steps += s;
-    }
-    // A step is every term once (order 1) or the symmetric product (order
-    // 2: twice, minus the shared middle term).
-    uint64_t perStep = options.order == 2 ? 2 * h.terms.size() - 1
-                                          : h.terms.size();
-    unsigned __int128 rotations = (unsigned __int128)steps * perStep;
-    if (steps > kMaxUnrolledSteps || rotations > kMaxUnrolledRotations)
-      return fail(llvm::formatv(
-          "--unroll would emit {0} Trotter steps, {1} Pauli rotations; the "
-          "limit is {2} steps and {3} rotations: do not unroll, or give "
-          "fewer steps or a smaller n_est",
-          steps, uint64_t(std::min<unsigned __int128>(rotations, UINT64_MAX)),
-          kMaxUnrolledSteps, kMaxUnrolledRotations));
-  }
-  if (!options.unroll && options.rotations == QPEOptions::Rotations::Table) {
-    // A record is 7 integers plus one per letter; the table's records are
-    // an int32-indexed array.
-    uint64_t applied = options.order == 2 ? 2 * h.terms.size() + 1
-                                          : h.terms.size() + 1;
-    if (applied * (7 + uint64_t(h.numQubits)) > uint64_t(INT32_MAX))
-      return fail(llvm::formatv("{0} terms do not fit one Trotter step's "
-                                "gate table (at most {1} integers)",
-                                h.terms.size(), INT32_MAX));
-  }
-  for (const PauliTerm &t : h.terms)
-    if (t.word.size() != h.numQubits)
-      return fail("Pauli word '" + t.word + "' does not have " +
-                  llvm::Twine(h.numQubits) + " letters");
-  return options;
-}
-
 static void loadDialects(MLIRContext &ctx) {
   ctx.loadDialect<arith::ArithDialect, func::FuncDialect, scf::SCFDialect,
                   tensor::TensorDialect, tosa::TosaDialect,
@@ -541,4 +460,10 @@ q2::qpe::buildQPEProgram(MLIRContext &ctx,
           }))
     return std::move(e);
   return std::move(module);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+q2::qpe::buildProgram(MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
+                      const ProgramPlan &plan) {
+  return buildQPEProgram(ctx, h, plan.params, plan.options);
 }

@@ -1,12 +1,12 @@
 //===- QPEParameters.cpp - Time step and energy window for QPE ------------===//
 #include "q2/QPE/QPEParameters.h"
-#include "Support.h"
+#include "FormatReal.h"
 
 #include <algorithm>
 #include <cmath>
 
 using namespace llvm;
-using namespace q2::hamiltonian::detail;
+using q2::qpe::detail::formatReal;
 
 namespace q2::hamiltonian {
 
@@ -43,20 +43,20 @@ computeQPEParameters(const QubitHamiltonian &h, std::optional<unsigned> nEst,
                      double targetResolution,
                      std::optional<std::pair<double, double>> window) {
   if (!std::isfinite(targetResolution) || !(targetResolution > 0))
-    return plainError("QPE target resolution must be a positive number, got " +
-                      fmt(targetResolution));
+    return createStringError("QPE target resolution must be a positive number, got " +
+                      formatReal(targetResolution));
   if (!window && (!std::isfinite(h.oneNorm()) ||
                   !std::isfinite(h.identityCoeff())))
-    return plainError("QPE window: the 1-norm of " +
+    return createStringError("QPE window: the 1-norm of " +
                       (h.name.empty() ? std::string("the Hamiltonian") : h.name) +
                       " is not finite (coefficients too large)");
   auto [lo, hi] = window ? *window : defaultWindow(h);
   if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
-    return plainError("QPE energy window [" + fmt(lo) + ", " + fmt(hi) +
+    return createStringError("QPE energy window [" + formatReal(lo) + ", " + formatReal(hi) +
                       "] is empty or not finite");
   unsigned n = nEst ? *nEst : autoNEst(hi - lo, targetResolution);
   if (n < 1 || n > kMaxEstimationQubits)
-    return plainError(Twine(nEst ? "n_est = " : "the resolution needs n_est = ") +
+    return createStringError(Twine(nEst ? "n_est = " : "the resolution needs n_est = ") +
                       Twine(n) + ", supported are 1.." +
                       Twine(kMaxEstimationQubits));
   return fromWindow(lo, hi, n);

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "q2/QPE/TrotterError.h"
-#include "Support.h"
+#include "FormatReal.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -18,7 +18,7 @@
 #include <cmath>
 
 using namespace llvm;
-using namespace q2::hamiltonian::detail;
+using q2::qpe::detail::formatReal;
 
 namespace q2::hamiltonian {
 namespace {
@@ -244,19 +244,19 @@ constexpr double kPi = 3.14159265358979323846;
 
 Error checkOrder(unsigned order) {
   if (order != 1 && order != 2)
-    return plainError("Trotter order must be 1 or 2, got " + Twine(order));
+    return createStringError("Trotter order must be 1 or 2, got " + Twine(order));
   return Error::success();
 }
 
 Error checkParameters(const QPEParameters &p) {
   if (!(p.baseTime > 0) || !std::isfinite(p.baseTime))
-    return plainError("QPE base time must be positive and finite, got " +
-                      fmt(p.baseTime));
+    return createStringError("QPE base time must be positive and finite, got " +
+                      formatReal(p.baseTime));
   if (!(p.resolution > 0) || !std::isfinite(p.resolution))
-    return plainError("QPE resolution must be positive and finite, got " +
-                      fmt(p.resolution));
+    return createStringError("QPE resolution must be positive and finite, got " +
+                      formatReal(p.resolution));
   if (p.nEst < 1 || p.nEst > kMaxEstimationQubits)
-    return plainError("n_est = " + Twine(p.nEst) + ", supported are 1.." +
+    return createStringError("n_est = " + Twine(p.nEst) + ", supported are 1.." +
                       Twine(kMaxEstimationQubits));
   return Error::success();
 }
@@ -316,7 +316,7 @@ Expected<uint64_t> smallestSteps(const TrotterCommutators &c, unsigned order,
   double C = order == 1 ? c.alpha1 / 2 : c.alpha2();
   double guess = t * std::pow(C / target, 1.0 / order);
   if (!(guess < double(kMaxTrotterSteps)))
-    return plainError("the Trotter error bound needs about " + fmt(guess) +
+    return createStringError("the Trotter error bound needs about " + formatReal(guess) +
                       " steps on estimation wire " + Twine(wire) +
                       ", above the limit of 2^40; use a coarser resolution, a "
                       "larger error fraction or order 2");
@@ -329,7 +329,7 @@ Expected<uint64_t> smallestSteps(const TrotterCommutators &c, unsigned order,
   uint64_t hi = lo;
   while (!ok(hi)) {
     if (hi >= kMaxTrotterSteps)
-      return plainError("the Trotter error bound needs more than 2^40 steps on "
+      return createStringError("the Trotter error bound needs more than 2^40 steps on "
                         "estimation wire " + Twine(wire));
     lo = hi;
     hi = std::min(kMaxTrotterSteps, hi * 2);
@@ -351,10 +351,10 @@ Expected<TrotterCommutators> trotterCommutators(const QubitHamiltonian &h,
   terms.reserve(h.terms.size());
   for (const PauliTerm &t : h.terms) {
     if (Error e = checkPauliWord(t.word, h.numQubits))
-      return plainError("trotterCommutators(" + h.name + "): " +
+      return createStringError("trotterCommutators(" + h.name + "): " +
                         toString(std::move(e)));
     if (!std::isfinite(t.coeff))
-      return plainError("trotterCommutators(" + h.name +
+      return createStringError("trotterCommutators(" + h.name +
                         "): non-finite coefficient of " + t.word);
     PauliMask m = toMask(t.word);
     if (m.x == 0 && m.z == 0)
@@ -386,7 +386,7 @@ Expected<TrotterCommutators> trotterCommutators(const QubitHamiltonian &h,
   }
   if (!std::isfinite(out.alpha1) || !std::isfinite(out.nested) ||
       !std::isfinite(out.selfNested))
-    return plainError("trotterCommutators(" + h.name +
+    return createStringError("trotterCommutators(" + h.name +
                       "): the commutator norms overflow (coefficients too "
                       "large)");
   return out;
@@ -420,11 +420,11 @@ Expected<TrotterPlan> chooseTrotterSteps(const TrotterCommutators &c,
   if (Error e = checkOrder(order))
     return std::move(e);
   if (order == 2 && !c.hasOrder2)
-    return plainError("chooseTrotterSteps: the commutators were computed for "
+    return createStringError("chooseTrotterSteps: the commutators were computed for "
                       "order 1 only");
   if (!(fraction > 0 && fraction <= 1))
-    return plainError("Trotter error fraction must be in (0, 1], got " +
-                      fmt(fraction));
+    return createStringError("Trotter error fraction must be in (0, 1], got " +
+                      formatReal(fraction));
   if (Error e = checkParameters(p))
     return std::move(e);
   TrotterPlan plan;
@@ -470,17 +470,17 @@ Expected<TrotterPlan> trotterPlanForSteps(const TrotterCommutators &c,
   if (Error e = checkOrder(order))
     return std::move(e);
   if (order == 2 && !c.hasOrder2)
-    return plainError("trotterPlanForSteps: the commutators were computed for "
+    return createStringError("trotterPlanForSteps: the commutators were computed for "
                       "order 1 only");
   if (Error e = checkParameters(p))
     return std::move(e);
   if (steps.size() != p.nEst)
-    return plainError("trotterPlanForSteps: " + Twine(steps.size()) +
+    return createStringError("trotterPlanForSteps: " + Twine(steps.size()) +
                       " step counts for " + Twine(p.nEst) +
                       " estimation wires");
   for (uint64_t n : steps)
     if (n < 1)
-      return plainError("n_trotter must be >= 1");
+      return createStringError("n_trotter must be >= 1");
   TrotterPlan plan;
   plan.order = order;
   plan.power = power;
@@ -496,7 +496,7 @@ Expected<TrotterPlan> trotterPlanForSteps(const TrotterCommutators &c,
                                           unsigned order, TrotterPower power,
                                           uint64_t nTrotter) {
   if (nTrotter < 1)
-    return plainError("n_trotter must be >= 1");
+    return createStringError("n_trotter must be >= 1");
   if (Error e = checkParameters(p))
     return std::move(e);
   return trotterPlanForSteps(c, p, order, power,

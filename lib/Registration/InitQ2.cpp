@@ -4,7 +4,6 @@
 #include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
 #include "q2/Pipeline/Passes.h"
-#include "q2/ProgramBuilder/QPEProgram.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
 
 // The conversion passes one by one: mlir/Conversion/Passes.h declares all

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Hamiltonian/Hamiltonian.h"
+#include "q2/ProgramBuilder/QPEProgram.h"
 #include "q2/QPE/ProgramPlan.h"
 #include "q2/QPE/ProgramRequestFlags.h"
 #include "q2/Support/CommandLine.h"

@@ -20,4 +20,20 @@ def ConvertQuantumToLLVM : Pass<"convert-quantum-to-llvm", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def ConvertQPEToLLVM : Pass<"convert-qpe-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Lower the qpe.metadata module attribute into the object";
+  let description = [{
+    The `qpe.metadata` module attribute (`#qpe.metadata<...>`) becomes LLVM
+    constants, so the object file says how to run it: the metadata as JSON
+    (schema `q2.qpe/2`) in section `.q2.qpe`, the entry point's buffer
+    sizes as text in `.q2.qpe.io`, and the same sizes as code
+    (`__q2_qpe_shape`), which the host checks against the two sections
+    before calling. The attribute is removed (after this pass the metadata
+    lives in the constants only). A module without the attribute is left
+    alone; one that already defines one of the three symbols is an error.
+    The end of the LLVMDialect stage.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif

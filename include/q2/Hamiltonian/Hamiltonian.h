@@ -7,8 +7,6 @@
 #include "q2/Hamiltonian/JordanWigner.h"
 #include "q2/Hamiltonian/Molecule.h"
 #include "q2/Hamiltonian/Psi4.h"
-#include "q2/QPE/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
-#include "q2/QPE/TrotterError.h"
 
 #endif // Q2_HAMILTONIAN_HAMILTONIAN_H

@@ -7,7 +7,7 @@
 // reference energies of the sector (exact and Hartree-Fock) that the
 // metadata carries so a run can say how far its energy is from the exact
 // one, and the builder's options. `--info` prints a plan; buildProgram
-// builds it.
+// (q2/ProgramBuilder/QPEProgram.h) builds it. MLIR-free.
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_QPE_PROGRAMPLAN_H
@@ -16,12 +16,50 @@
 #include "q2/Hamiltonian/ExactSolver.h"
 #include "q2/QPE/TrotterError.h"
 #include "q2/QPE/ProgramRequest.h"
-#include "q2/ProgramBuilder/QPEProgram.h"
+#include "q2/QPE/QPEParameters.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace q2::qpe {
+
+/// What buildQPEProgram takes: the request's choices (defaults from
+/// ProgramRequest.def) and the steps planProgram decided.
+struct QPEOptions {
+  Mode mode = ProgramRequest().mode;
+  unsigned order = ProgramRequest().order; ///< Trotter order: 1 or 2
+  unsigned nTrotter = 1; ///< Trotter steps per controlled evolution
+  /// Per-wire steps (QPEMetadata::trotterSteps); when set, it replaces
+  /// nTrotter. A table of equal entries is stored as that one n_trotter.
+  std::vector<uint64_t> trotterSteps;
+  Power power = ProgramRequest().power;
+  bool unroll = ProgramRequest().unroll; ///< straight-line code (stress case)
+  /// How a rolled program writes a Trotter step: one quantum.gate_table
+  /// (a record per term, the step's angle tensor as its parameters; what
+  /// q2-qpe writes) or one pauli_rot op per term (the form before tables,
+  /// kept to compare the two; unrolled programs always use ops: they are
+  /// the op-level stress case).
+  enum class Rotations { Table, Ops };
+  Rotations rotations = Rotations::Table;
+  /// Copied into the metadata (Ha): the Trotter bound for these steps and
+  /// the reference energies of the default coefficients.
+  std::optional<double> trotterBound, exactEnergy, hfEnergy;
+};
+
+/// Largest unrolled program buildQPEProgram makes (--unroll): Trotter steps
+/// in all, and Pauli rotations (each several ops with its extracts and
+/// inserts; see docs/reliability.md for what the limit costs).
+inline constexpr uint64_t kMaxUnrolledSteps = uint64_t(1) << 20;
+inline constexpr uint64_t kMaxUnrolledRotations = uint64_t(1) << 22;
+
+/// The checks of buildQPEProgram, without building (planProgram runs them
+/// before the reference energies): the options as built (a table of equal
+/// counts folded into nTrotter), or the first rule they break.
+llvm::Expected<QPEOptions>
+checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
+                const hamiltonian::QPEParameters &params,
+                const QPEOptions &options);
 
 struct ProgramPlan {
   ProgramRequest request; ///< what was asked
@@ -55,12 +93,6 @@ planProgram(const hamiltonian::QubitHamiltonian &h,
             const ProgramRequest &request,
             double fraction = hamiltonian::kDefaultTrotterErrorFraction,
             size_t maxSectorDim = hamiltonian::kDefaultMaxSectorDim);
-
-/// Builds the planned program (buildQPEProgram with the plan's parameters
-/// and options).
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-buildProgram(mlir::MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
-             const ProgramPlan &plan);
 
 /// q2-qpe --info: what a chemist checks before compiling: the Hamiltonian,
 /// its exact and HF energies, the plan (or `planError`, why there is none)

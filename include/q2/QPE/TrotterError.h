@@ -4,7 +4,7 @@
 // M. C. Tran, N. Wiebe, S. Zhu, "Theory of Trotter error with commutator
 // scaling", Phys. Rev. X 11, 011020 (2021)) for H = sum_g H_g, H_g = c_g P_g,
 // with the terms in the order in which the QPE program applies them
-// (lib/QPE/QPEProgramBuilder.cpp; H_1 = terms[0] is applied first):
+// (lib/ProgramBuilder/QPEProgramBuilder.cpp; H_1 = terms[0] is applied first):
 //
 //   S1(dt) = e^{-i dt H_G} ... e^{-i dt H_1}
 //   S2(dt) = e^{-i dt/2 H_1} ... e^{-i dt/2 H_{G-1}} e^{-i dt H_G}

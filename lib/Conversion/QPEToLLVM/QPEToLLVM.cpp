@@ -1,44 +1,28 @@
-//===- QPEAttr.cpp - Reading qpe.metadata; embedding it in the object -----===//
-#include "q2/ProgramBuilder/QPEProgram.h"
+//===- QPEToLLVM.cpp - qpe.metadata -> object sections --------------------===//
+//
+// convert-qpe-to-llvm (Passes.td): the module's qpe.metadata attribute as
+// LLVM constants in the sections the host reads (q2/QPE/QPEMetadata.h,
+// q2/QPE/ObjectIO.h), at the end of the LLVMDialect stage.
+//
+//===----------------------------------------------------------------------===//
+#include "q2/Conversion/QPEToLLVM/QPEToLLVM.h"
 
 #include "q2/Dialect/QPE/IR/QPEDialect.h"
 #include "q2/QPE/ObjectIO.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassRegistry.h"
+
+namespace q2 {
+#define GEN_PASS_DEF_CONVERTQPETOLLVM
+#include "q2/Conversion/Passes.h.inc"
+} // namespace q2
 
 using namespace mlir;
 using namespace q2::qpe;
 
-llvm::Expected<QPEMetadata> q2::qpe::readQPEMetadata(ModuleOp module) {
-  Attribute a = module->getAttr(kMetadataAttrName);
-  if (!a)
-    return llvm::createStringError(
-        llvm::Twine("not a QPE program: the module has no '") +
-        kMetadataAttrName + "' attribute (generate it with q2-qpe)");
-  auto attr = dyn_cast<MetadataAttr>(a);
-  if (!attr)
-    return llvm::createStringError(llvm::Twine("'") + kMetadataAttrName +
-                                   "' is not a #qpe.metadata<...> attribute");
-  return attr.getMetadata();
-}
-
 namespace {
-struct EmbedQPEMetadataPass
-    : PassWrapper<EmbedQPEMetadataPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(EmbedQPEMetadataPass)
-  llvm::StringRef getArgument() const override {
-    return "q2-embed-qpe-metadata";
-  }
-  llvm::StringRef getDescription() const override {
-    return "Lower the qpe.metadata module attribute to an LLVM constant in "
-           "section .q2.qpe, so the object file says how to run it";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect>();
-  }
+struct ConvertQPEToLLVMPass
+    : q2::impl::ConvertQPEToLLVMBase<ConvertQPEToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto attr = module->getAttrOfType<MetadataAttr>(kMetadataAttrName);
@@ -47,9 +31,13 @@ struct EmbedQPEMetadataPass
     // The attribute is lowered like the rest of the module: after this pass
     // the metadata lives in the LLVM constant only.
     QPEMetadata md = attr.getMetadata();
+    for (const char *symbol : {kObjectSymbol, kObjectIOSymbol, kShapeSymbol})
+      if (Operation *clash = module.lookupSymbol(symbol)) {
+        clash->emitError() << "'" << symbol << "' is reserved for the lowered '"
+                           << kMetadataAttrName << "' attribute";
+        return signalPassFailure();
+      }
     module->removeAttr(kMetadataAttrName);
-    if (module.lookupSymbol(kObjectSymbol))
-      return;
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());
     auto addText = [&](llvm::StringRef symbol, llvm::StringRef section,
@@ -90,12 +78,3 @@ struct EmbedQPEMetadataPass
   }
 };
 } // namespace
-
-std::unique_ptr<Pass> q2::qpe::createEmbedQPEMetadataPass() {
-  return std::make_unique<EmbedQPEMetadataPass>();
-}
-
-void q2::qpe::registerQPEPasses() {
-  if (!PassInfo::lookup("q2-embed-qpe-metadata"))
-    PassRegistration<EmbedQPEMetadataPass>();
-}

@@ -7,7 +7,7 @@ import sys
 
 NAMES = ["q2-qpe-pipeline", "q2-hlo-lowering", "q2-quantum-lowering",
          "q2-bufferization", "q2-llvm-dialect", "q2-llvm-ir",
-         "q2-object-code", "q2-embed-qpe-metadata", "q2-snapshot",
+         "q2-object-code", "convert-qpe-to-llvm", "q2-snapshot",
          "quantum-outline-chunks", "convert-quantum-to-llvm"]
 hosts, path = sys.argv[1:3], sys.argv[3]
 ok = 0

@@ -12,6 +12,7 @@
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 #include "q2/InitQ2.h"
 #include "q2/Pipeline/Pipeline.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 #include "q2/ProgramBuilder/QPEProgram.h"
 
 #include "mlir/IR/BuiltinOps.h"

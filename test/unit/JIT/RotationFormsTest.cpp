@@ -13,6 +13,7 @@
 #include "q2/InitQ2.h"
 #include "q2/JIT/QPEExecutable.h"
 #include "q2/Pipeline/Pipeline.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 #include "q2/ProgramBuilder/QPEProgram.h"
 
 #include "mlir/IR/DialectRegistry.h"

@@ -2,6 +2,7 @@
 #include "q2/Hamiltonian/Hamiltonian.h"
 #include "q2/QPE/ProgramPlan.h"
 #include "q2/QPE/ProgramRequest.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 #include "q2/ProgramBuilder/QPEProgram.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -20,7 +21,7 @@ namespace ham = q2::hamiltonian;
 
 namespace {
 
-ham::QubitHamiltonian h2() {
+ham::QubitHamiltonian h2Fixture() {
   const char *src = std::getenv("Q2_SOURCE_DIR");
   std::string root = src ? src : Q2_TEST_SOURCE_DIR;
   auto h = ham::loadHamiltonian(root + "/examples/hamiltonians/h2_0.7414.FCIDUMP");
@@ -36,7 +37,7 @@ std::string describe(const ProgramRequest &r) {
   return s;
 }
 
-std::string errorOf(llvm::Error e) { return llvm::toString(std::move(e)); }
+std::string messageOf(llvm::Error e) { return llvm::toString(std::move(e)); }
 
 } // namespace
 
@@ -109,21 +110,21 @@ TEST(ProgramRequest, EveryOptionHasOneFlagOneKeywordAndRoundTrips) {
 
 TEST(ProgramRequest, BadTextNamesTheOptionInItsSpelling) {
   ProgramRequest r;
-  EXPECT_EQ(errorOf(r.set("n-trotter", "many")),
+  EXPECT_EQ(messageOf(r.set("n-trotter", "many")),
             "--n-trotter must be 'auto' or an integer in [1, 4294967295], "
             "got 'many'");
-  EXPECT_EQ(errorOf(r.set("n_trotter", "0", OptionSpelling::Python)),
+  EXPECT_EQ(messageOf(r.set("n_trotter", "0", OptionSpelling::Python)),
             "n_trotter must be 'auto' or an integer in [1, 4294967295], got "
             "'0'");
-  EXPECT_EQ(errorOf(r.set("power", "often", OptionSpelling::Python)),
+  EXPECT_EQ(messageOf(r.set("power", "often", OptionSpelling::Python)),
             "power must be 'time' or 'repeat', got 'often'");
-  EXPECT_EQ(errorOf(r.set("mode", "both")),
+  EXPECT_EQ(messageOf(r.set("mode", "both")),
             "--mode must be 'fixed' or 'dynamic', got 'both'");
-  EXPECT_NE(errorOf(r.set("window", "1")).find("--window needs finite lo,hi"),
+  EXPECT_NE(messageOf(r.set("window", "1")).find("--window needs finite lo,hi"),
             std::string::npos);
-  EXPECT_NE(errorOf(r.set("n-est", "x")).find("--n-est must be"),
+  EXPECT_NE(messageOf(r.set("n-est", "x")).find("--n-est must be"),
             std::string::npos);
-  EXPECT_NE(errorOf(r.set("no-such", "1")).find("unknown program option"),
+  EXPECT_NE(messageOf(r.set("no-such", "1")).find("unknown program option"),
             std::string::npos);
   // Nothing was set by the failures.
   EXPECT_EQ(describe(r), describe(ProgramRequest()));
@@ -134,7 +135,7 @@ TEST(ProgramRequest, ValidateRefusesWhatNoProgramCanHave) {
   auto refused = [](auto change, OptionSpelling s = OptionSpelling::Flag) {
     ProgramRequest r;
     change(r);
-    return errorOf(r.validate(s));
+    return messageOf(r.validate(s));
   };
   EXPECT_EQ(refused([](ProgramRequest &r) { r.order = 3; }),
             "Trotter order must be 1 or 2, got 3");
@@ -170,30 +171,30 @@ TEST(ProgramPlan, RefusesBeforeReadingTheHamiltonian) {
   r.order = 3;
   auto plan = planProgram(empty, r);
   ASSERT_FALSE(plan);
-  EXPECT_EQ(errorOf(plan.takeError()), "Trotter order must be 1 or 2, got 3");
+  EXPECT_EQ(messageOf(plan.takeError()), "Trotter order must be 1 or 2, got 3");
   r = ProgramRequest();
   r.nEst = 33;
   plan = planProgram(empty, r);
   ASSERT_FALSE(plan);
-  EXPECT_EQ(errorOf(plan.takeError()), "n_est = 33, supported are 1..32");
+  EXPECT_EQ(messageOf(plan.takeError()), "n_est = 33, supported are 1..32");
 }
 
 TEST(ProgramPlan, RefusesAnOversizedUnrolledProgramBeforeTheExactSolve) {
   // The builder's size limit is checked by the plan (after the steps, before
   // the reference energies), not only when building.
-  ham::QubitHamiltonian h = h2();
+  ham::QubitHamiltonian h = h2Fixture();
   ProgramRequest r;
   r.unroll = true;
   r.nEst = 14;
   r.nTrotter = 50;
   auto plan = planProgram(h, r);
   ASSERT_FALSE(plan);
-  EXPECT_NE(errorOf(plan.takeError()).find("--unroll would emit"),
+  EXPECT_NE(messageOf(plan.takeError()).find("--unroll would emit"),
             std::string::npos);
 }
 
 TEST(ProgramPlan, DoesNotChangeItsRequestAndIsRepeatable) {
-  ham::QubitHamiltonian h = h2();
+  ham::QubitHamiltonian h = h2Fixture();
   ProgramRequest r;
   r.nEst = 4;
   const std::string before = describe(r);
@@ -227,7 +228,7 @@ TEST(ProgramPlan, DoesNotChangeItsRequestAndIsRepeatable) {
 TEST(ProgramPlan, EveryOptionReachesTheProgram) {
   // Window, base time and shift (buildProgramText used to drop them) reach
   // the built program's metadata, as the other options do.
-  ham::QubitHamiltonian h = h2();
+  ham::QubitHamiltonian h = h2Fixture();
   ProgramRequest r;
   r.nEst = 3;
   r.nTrotter = 2;

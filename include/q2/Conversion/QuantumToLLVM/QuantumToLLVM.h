@@ -13,7 +13,7 @@ class TypeConverter;
 } // namespace mlir
 
 namespace q2 {
-#define GEN_PASS_DECL
+#define GEN_PASS_DECL_CONVERTQUANTUMTOLLVM
 #include "q2/Conversion/Passes.h.inc"
 
 /// `!quantum.reg` and `!quantum.bit` become `!llvm.ptr` (runtime handles).
@@ -25,11 +25,14 @@ void populateQuantumToLLVMTypeConversions(mlir::TypeConverter &converter);
 /// needs them in that function, together with the slot addresses and
 /// constants the patterns reuse; that per-function state is shared by the
 /// patterns of one call, so use one populated set for one conversion.
+/// The runtime's id (Q2Gate, q2/Runtime/QuantumRuntime.h) of a gate of the
+/// dialect's table (q2/Dialect/Quantum/IR/GateTable.h): the table says what
+/// a gate is, the runtime ABI how the runtime numbers it; -1 for a name
+/// outside the table.
+int32_t runtimeGateId(llvm::StringRef name);
+
 void populateQuantumToLLVMConversionPatterns(
     const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
-
-#define GEN_PASS_REGISTRATION
-#include "q2/Conversion/Passes.h.inc"
 } // namespace q2
 
 #endif

@@ -275,3 +275,16 @@ LogicalResult QPEDialect::verifyOperationAttribute(Operation *op,
                            << "' must be a #qpe.metadata<...> attribute";
   return verifyEntry(module, md.getMetadata());
 }
+
+llvm::Expected<QPEMetadata> q2::qpe::readQPEMetadata(ModuleOp module) {
+  Attribute a = module->getAttr(kMetadataAttrName);
+  if (!a)
+    return llvm::createStringError(
+        llvm::Twine("not a QPE program: the module has no '") +
+        kMetadataAttrName + "' attribute (generate it with q2-qpe)");
+  auto attr = dyn_cast<MetadataAttr>(a);
+  if (!attr)
+    return llvm::createStringError(llvm::Twine("'") + kMetadataAttrName +
+                                   "' is not a #qpe.metadata<...> attribute");
+  return attr.getMetadata();
+}

@@ -4,12 +4,13 @@
 // attribute name `qpe.metadata` (kMetadataAttrName).
 //
 //===----------------------------------------------------------------------===//
-#ifndef Q2_QPE_IR_QPEDIALECT_H
-#define Q2_QPE_IR_QPEDIALECT_H
+#ifndef Q2_DIALECT_QPE_IR_QPEDIALECT_H
+#define Q2_DIALECT_QPE_IR_QPEDIALECT_H
 
 #include "q2/QPE/QPEMetadata.h"
 
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/Hashing.h"
@@ -30,4 +31,10 @@ llvm::hash_code hash_value(const QPEMetadata &md);
 #define GET_ATTRDEF_CLASSES
 #include "q2/Dialect/QPE/IR/QPEAttrs.h.inc"
 
-#endif // Q2_QPE_IR_QPEDIALECT_H
+namespace q2::qpe {
+/// Reads the `qpe.metadata` attribute (verified when the module was
+/// parsed); the error says when the module is not a QPE program.
+llvm::Expected<QPEMetadata> readQPEMetadata(mlir::ModuleOp module);
+} // namespace q2::qpe
+
+#endif // Q2_DIALECT_QPE_IR_QPEDIALECT_H
