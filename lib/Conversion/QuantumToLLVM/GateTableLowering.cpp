@@ -27,7 +27,7 @@ struct GateTableLowering : QuantumPattern<GateTableOp> {
       StringRef kind = cast<StringAttr>(a).getValue();
       ids.push_back(kind == GateTableOp::kPauliRot         ? kNativeId
                     : kind == GateTableOp::kPauliRotLadder ? kLadderId
-                                                           : lookupGate(kind)->runtimeId);
+                                                           : q2::runtimeGateId(kind));
     }
     SmallVector<int32_t> data(op.getRecords());
     bool hasPauli = false, hasGate = false, hasNative = false, hasLadder = false;

@@ -10,6 +10,7 @@
 #ifndef Q2_LIB_CONVERSION_QUANTUMTOLLVM_LOWERINGSTATE_H
 #define Q2_LIB_CONVERSION_QUANTUMTOLLVM_LOWERINGSTATE_H
 
+#include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/IR/GateTable.h"
 #include "q2/Dialect/Quantum/IR/QuantumOps.h"
 

@@ -48,7 +48,7 @@ LoweringState::ladderFunction(ConversionPatternRewriter &rewriter,
   Value zeroF = cst(f64, rewriter.getF64FloatAttr(0.0));
   Value noAdj = cst(i32, rewriter.getI32IntegerAttr(0));
   auto id = [&](StringRef name) {
-    return cst(i32, rewriter.getI32IntegerAttr(lookupGate(name)->runtimeId));
+    return cst(i32, rewriter.getI32IntegerAttr(q2::runtimeGateId(name)));
   };
   Value idH = id("H"), idRX = id("RX"), idX = id("X"), idRZ = id("RZ"),
         idPhase = id("PhaseShift");

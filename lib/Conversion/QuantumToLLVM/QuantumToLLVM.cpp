@@ -2,12 +2,14 @@
 #include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 
 #include "LoweringState.h"
+#include "q2/Runtime/QuantumRuntime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace q2 {
 #define GEN_PASS_DEF_CONVERTQUANTUMTOLLVM
@@ -28,6 +30,25 @@ Value q2::quantum_to_llvm::elementPointer(ConversionPatternRewriter &rewriter,
   Value off64 = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
                                            meta.getOffset());
   return LLVM::GEPOp::create(rewriter, loc, ptr, elem, basePtr, ValueRange{off64});
+}
+
+int32_t q2::runtimeGateId(llvm::StringRef name) {
+  return llvm::StringSwitch<int32_t>(name)
+      .Case("Identity", Q2_GATE_IDENTITY)
+      .Case("H", Q2_GATE_H)
+      .Case("X", Q2_GATE_X)
+      .Case("Y", Q2_GATE_Y)
+      .Case("Z", Q2_GATE_Z)
+      .Case("S", Q2_GATE_S)
+      .Case("T", Q2_GATE_T)
+      .Case("RX", Q2_GATE_RX)
+      .Case("RY", Q2_GATE_RY)
+      .Case("RZ", Q2_GATE_RZ)
+      .Case("PhaseShift", Q2_GATE_PHASESHIFT)
+      .Case("CNOT", Q2_GATE_CNOT)
+      .Case("CZ", Q2_GATE_CZ)
+      .Case("SWAP", Q2_GATE_SWAP)
+      .Default(-1);
 }
 
 namespace {
@@ -88,7 +109,7 @@ struct CustomLowering : QuantumPattern<CustomOp> {
                       ? state->constant(rewriter, op, rewriter.getF64Type(),
                                         rewriter.getF64FloatAttr(0.0))
                       : adaptor.getParams()[0];
-    Value id = state->i32(rewriter, op, gate->runtimeId);
+    Value id = state->i32(rewriter, op, q2::runtimeGateId(gate->name));
     Value adj = state->i32(rewriter, op, op.getAdjoint());
     state->call(rewriter, op, "q2_rt_gate", {id, param, targets, nT, ctrls, nC, adj});
     SmallVector<Value> results(adaptor.getInQubits());

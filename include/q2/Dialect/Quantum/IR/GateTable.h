@@ -1,7 +1,8 @@
 //===- GateTable.h - the named gates of quantum.custom ----------*- C++ -*-===//
 //
-// One table shared by the verifier, the transforms and the lowering to the
-// runtime ABI, so a gate is known in exactly one place.
+// One table shared by the verifier, the transforms and the lowering, so a
+// gate is known in exactly one place (the lowering maps its name to the
+// runtime ABI's id: the dialect knows nothing of the runtime).
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_DIALECT_QUANTUM_IR_GATETABLE_H
@@ -17,8 +18,6 @@ struct GateInfo {
   llvm::StringLiteral name;
   unsigned numTargets;
   unsigned numParams;
-  /// Runtime enum value (Q2Gate in q2/Runtime/QuantumRuntime.h).
-  int runtimeId;
   /// G == G^dagger (so G·G = I).
   bool selfInverse;
   /// Rotation whose adjoint is the same gate with -theta, and whose
