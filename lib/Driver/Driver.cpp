@@ -1,13 +1,14 @@
 //===- Driver.cpp - One run of the QPE driver -----------------------------===//
 //
-// A compile session (Phase A, parse, the six stages with the session's
-// hooks, the report), with q2-opt's parts around it: output paths, the
-// compile cache between parse and compile, Phase C, the table, the report
-// and trace files.
+// A compile session (its steps: Phase A, parse, the six stages, Phase C,
+// the report), with q2-opt's hooks (the input's flags, the compile cache,
+// the table, Phase C printing to the terminal) and its outputs around it:
+// output paths, -o, the report and trace files.
 //
 //===----------------------------------------------------------------------===//
 #include "DriverInternal.h"
 
+#include "q2/Execution/PhaseC.h"
 #include "q2/Profiling/ChromeTrace.h"
 #include "q2/Profiling/Session.h"
 #include "q2/Session/CompileSession.h"
@@ -36,51 +37,65 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
-/// The coefficient sets a run calls @qpe with, after the metadata's limits
-/// are checked: --coeffs (dynamic programs only) or the defaults.
-llvm::Expected<std::vector<CoeffSet>>
-setsToRun(const qpe::QPEMetadata &md, llvm::StringRef coeffsPath,
-          int64_t maxQubits) {
-  if (llvm::Error e = jit::checkRunnable(md, maxQubits))
-    return std::move(e);
-  if (coeffsPath.empty())
-    return std::vector<CoeffSet>{
-        {"default", md.mode == qpe::Mode::Dynamic ? md.defaultCoeffs
-                                                  : std::vector<double>{}}};
-  if (md.mode != qpe::Mode::Dynamic)
-    return llvm::createStringError(
-        "--coeffs needs a dynamic-mode program (this one is fixed)");
-  return readCoeffSets(coeffsPath, md.nTerms);
-}
+/// --cache-dir as the session's cache hook: the entry for the program text
+/// and every option, and the "cache: ..." line.
+class DriverCache : public session::ObjectCache {
+public:
+  DriverCache(std::string dir, llvm::raw_ostream &os)
+      : dir(std::move(dir)), os(os) {}
+  std::optional<llvm::SmallVector<char, 0>>
+  lookup(llvm::StringRef programText,
+         const pipeline::PipelineOptions &options) override {
+    cache.emplace(dir, cacheKey(programText, options));
+    auto obj = cache->lookup();
+    os << "cache: " << cache->status();
+    if (cache->status() == "corrupt")
+      os << ", recompiled (" << cache->why() << ")";
+    os << " (" << cache->path() << ")\n";
+    return obj;
+  }
+  llvm::Error store(llvm::ArrayRef<char> object) override {
+    return cache->store(object);
+  }
+  prof::CacheRecord record() const override {
+    return {cache->path(), cache->status()};
+  }
 
-/// One driver run: a compile session and what q2-opt does around it.
+private:
+  std::string dir;
+  llvm::raw_ostream &os;
+  std::optional<CompileCache> cache;
+};
+
+/// One driver run: a compile session with q2-opt's hooks (the input's
+/// flags, the cache, the table, Phase C) and its outputs around it.
 class DriverRun {
 public:
   DriverRun(const DriverOptions &o, DialectRegistry &registry)
       : o(o), os(o.out ? *o.out : llvm::outs()),
-        session(o, registry,
-                [](llvm::StringRef line, bool) { llvm::errs() << line << "\n"; }) {}
+        session(sessionOptions(o), registry,
+                [](llvm::StringRef line, bool) { llvm::errs() << line << "\n"; }),
+        phaseC(o, &os) {}
 
   int run();
 
 private:
-  int finish(int code);
-  int failWith(const llvm::Twine &msg) {
-    session.noteError(msg.str());
-    fail(msg);
-    return finish(1);
+  static session::SessionOptions sessionOptions(const DriverOptions &o) {
+    session::SessionOptions so = o;
+    // The report copies every pass and sample: built only when written.
+    so.buildReport = !o.reportPath.empty();
+    return so;
   }
+  llvm::Error classified(InputKind kind);
+  void ready();
+  int finish(int code);
   int checkPaths();
-  int createDirectories();
-  int runObject(llvm::StringRef data);
   int writeOutput(const pipeline::CompileResult &r, ModuleOp module);
 
   const DriverOptions &o;
   llvm::raw_ostream &os;
   session::CompileSession session;
-  /// The lifetime peak the footer printed: the report carries the same
-  /// figure (read again later, it would include writing the report).
-  std::optional<uint64_t> shownPeak;
+  execution::PhaseC phaseC;
 };
 
 int DriverRun::checkPaths() {
@@ -111,28 +126,72 @@ int DriverRun::checkPaths() {
   return 0;
 }
 
-/// Only once the input is known to be compiled: an object input refuses
-/// these flags, and must leave no directory behind.
-int DriverRun::createDirectories() {
+/// The input's kind is known: refuse the flags that cannot act on it, and
+/// (only for an input that is compiled) create the directories, so that an
+/// object input leaves none behind.
+llvm::Error DriverRun::classified(InputKind kind) {
+  if (kind == InputKind::Object) {
+    if (llvm::Error e = checkObjectInputFlags(o))
+      return e;
+    if (o.outputGiven)
+      return llvm::createStringError(
+          "-o: the input is an object file, which is only run: nothing "
+          "would be written to '" +
+          o.output + "' (copy the object with cp)");
+    // A saved object is run at least once, and a run it cannot do fails.
+    phaseC.options().runs = std::max(o.runs, 1);
+    phaseC.options().skipUnrunnable = false;
+    return llvm::Error::success();
+  }
+  if (kind == InputKind::Unknown)
+    return llvm::Error::success(); // the session says what it is not
+  if (!session::isHamiltonian(kind) && !o.programFlag.empty())
+    return llvm::createStringError(
+        o.programFlag +
+        " acts in Phase A: it needs a Hamiltonian input (FCIDUMP, qubit-"
+        "Hamiltonian JSON or OpenFermion terms); '" +
+        o.input + "' is MLIR (its program is already built)");
   for (auto [dir, flag] : {std::pair<const std::string &, const char *>{
                                o.irDir, "--ir-dir"},
                            {o.cacheDir, "--cache-dir"}}) {
     if (dir.empty())
       continue;
     if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-      return fail(llvm::Twine("cannot create ") + flag + " '" + dir +
-                  "': " + ec.message());
+      return llvm::createStringError(llvm::Twine("cannot create ") + flag +
+                                     " '" + dir + "': " + ec.message());
   }
-  return 0;
+  return llvm::Error::success();
 }
 
+/// The object is ready: what it is, and with profiling the stage table.
+void DriverRun::ready() {
+  const qpe::QPEMetadata &md = session.metadata();
+  if (session.inputKind() == InputKind::Object) {
+    os << "object: " << md.molecule << ", " << md.numQubits() << " qubits ("
+       << md.nSystem << " system + " << md.nEst << " estimation), "
+       << md.nTerms << " terms, " << qpe::toString(md.mode) << " mode\n";
+    return;
+  }
+  prof::ProfilingSession *profiler = session.profiler();
+  if (!profiler)
+    return;
+  os << "q2-opt profile: " << md.molecule << ", " << md.numQubits()
+     << " qubits (" << md.nSystem << " system + " << md.nEst
+     << " estimation), n_trotter " << md.nTrotter << ", " << md.nTerms
+     << " terms, " << qpe::toString(md.mode) << " mode, ir_scale "
+     << md.irScale() << "\n";
+  if (session.report().phaseA)
+    os << formatHamiltonianSummary(o.input, *session.report().phaseA);
+  os << "\n" << prof::formatStageTable(profiler->stages());
+  if (o.profilePasses)
+    os << "\n" << prof::formatPassTable(profiler->passes());
+}
+
+/// The report and the trace, when asked for (also after a failure).
 int DriverRun::finish(int code) {
   prof::ProfilingSession *profiler = session.profiler();
   if (!profiler)
     return code;
-  // The report is built only when asked for: it copies every pass and
-  // sample.
-  session.finish(code != 0, !o.reportPath.empty(), shownPeak);
   if (!o.reportPath.empty()) {
     if (llvm::Error e = prof::writeReport(o.reportPath, session.report())) {
       fail(llvm::toString(std::move(e)));
@@ -153,6 +212,8 @@ int DriverRun::finish(int code) {
 int DriverRun::writeOutput(const pipeline::CompileResult &r, ModuleOp module) {
   if (o.profile && !o.outputGiven)
     return 0; // profiling runs print no object on the terminal
+  if (session.inputKind() == InputKind::Object)
+    return 0; // only run
   llvm::Error e = writeFileAtomically(o.output, [&](llvm::raw_ostream &out) {
     if (o.emit == Emit::LLVM)
       r.llvmModule->print(out, nullptr);
@@ -175,142 +236,38 @@ int DriverRun::writeOutput(const pipeline::CompileResult &r, ModuleOp module) {
 int DriverRun::run() {
   if (int code = checkPaths())
     return code;
-  if (llvm::Error e = session.start(o.input))
-    return fail(llvm::toString(std::move(e)));
-  prof::ProfilingSession *profiler = session.profiler();
-  prof::ProfileReport &report = session.report();
-
-  auto file = readInputFile(o.input);
-  if (!file)
-    return failWith(llvm::toString(file.takeError()));
-  llvm::StringRef text = (*file)->getBuffer();
-  InputKind kind = session::classifyInput(o.input, text);
-  if (kind == InputKind::Object)
-    return runObject(text);
-  if (kind == InputKind::Unknown)
-    return failWith(llvm::toString(session::unknownInputError(o.input)));
-  if (session::isHamiltonian(kind)) {
-    // Phase A in process: the program q2-qpe would write, then on as for it.
-    auto program = session.buildProgram(text, o.input, kind);
-    if (!program)
-      return failWith(llvm::toString(program.takeError()));
-    *file = llvm::MemoryBuffer::getMemBufferCopy(*program, o.input);
-  } else if (!o.programFlag.empty()) {
-    return failWith(o.programFlag +
-                    " acts in Phase A: it needs a Hamiltonian input (FCIDUMP, "
-                    "qubit-Hamiltonian JSON or OpenFermion terms); '" +
-                    o.input + "' is MLIR (its program is already built)");
-  }
-  if (int code = createDirectories())
-    return finish(code);
-
-  if (llvm::Error e = session.parse(std::move(*file))) {
-    llvm::consumeError(std::move(e)); // reported as a diagnostic
+  std::optional<DriverCache> cache;
+  if (!o.cacheDir.empty())
+    cache.emplace(o.cacheDir, os);
+  session::SessionHooks hooks;
+  hooks.classified = [this](InputKind kind) { return classified(kind); };
+  hooks.cache = cache ? &*cache : nullptr;
+  hooks.ready = [this] { ready(); };
+  // Phase C runs when --run (or profiling) asks for it, and always for an
+  // object input (classified() sees to it).
+  hooks.executor = &phaseC;
+  hooks.runObjects = true;
+  if (llvm::Error e =
+          session.run(session::ProgramSource::fromFile(o.input), hooks)) {
+    // A parse error's diagnostics were printed already.
+    llvm::handleAllErrors(
+        std::move(e), [](const session::DiagnosedError &) {},
+        [](const llvm::ErrorInfoBase &info) { fail(info.message()); });
     return finish(1);
   }
-  const qpe::QPEMetadata &md = session.metadata();
-
-  // Phase C inputs are checked before compiling. A register that cannot
-  // be allocated fails here, unless the run is only implied by profiling:
-  // then the stages are profiled and Phase C is recorded as skipped.
-  std::vector<CoeffSet> sets;
-  std::optional<prof::PhaseCRecord> skipped;
-  if (o.runs > 0 && o.skipUnrunnable)
-    skipped = jit::skippedRun(md, o.maxQubits);
-  if (o.runs > 0 && !skipped) {
-    auto read = setsToRun(md, o.coeffsPath, o.maxQubits);
-    if (!read)
-      return failWith(llvm::toString(read.takeError()));
-    sets = std::move(*read);
-  }
-
-  // The compile cache: objects only, every option in the key.
-  std::optional<CompileCache> cache;
-  bool cacheHit = false;
-  if (!o.cacheDir.empty()) {
-    cache.emplace(o.cacheDir, cacheKey(session.programText(), o.pipeline));
-    if (auto obj = cache->lookup()) {
-      session.useObject(std::move(*obj));
-      cacheHit = true;
-    }
-    report.cache = prof::CacheRecord{cache->path(), cache->status()};
-    os << "cache: " << cache->status();
-    if (cache->status() == "corrupt")
-      os << ", recompiled (" << cache->why() << ")";
-    os << " (" << cache->path() << ")\n";
-  }
-
-  if (!cacheHit) {
-    if (llvm::Error e = session.compile())
-      return failWith(llvm::toString(std::move(e)));
-    if (cache)
-      if (llvm::Error e = cache->store(session.result().object))
-        return failWith(llvm::toString(std::move(e)));
-  }
-
-  if (profiler) {
-    os << "q2-opt profile: " << md.molecule << ", " << md.numQubits()
-       << " qubits (" << md.nSystem << " system + " << md.nEst
-       << " estimation), n_trotter " << md.nTrotter << ", " << md.nTerms
-       << " terms, " << qpe::toString(md.mode) << " mode, ir_scale "
-       << md.irScale() << "\n";
-    if (report.phaseA)
-      os << formatHamiltonianSummary(o.input, *report.phaseA);
-    os << "\n" << prof::formatStageTable(profiler->stages());
-    if (o.profilePasses)
-      os << "\n" << prof::formatPassTable(profiler->passes());
-  }
-
-  if (skipped) {
-    os << "\nPhase C skipped: " << *skipped->reason
-       << "; the stages above were profiled (--max-qubits raises the limit; "
-          "--run N insists and fails)\n";
-    report.phaseC = std::move(skipped);
-  } else if (o.runs > 0) {
-    ExecuteOutcome c = execute(session.result().object, md, sets, o.runs, o,
-                               os, profiler);
-    report.phaseC = std::move(c.record);
-    if (c.error)
-      return failWith(llvm::toString(std::move(c.error)));
-  }
-  if (profiler) {
-    shownPeak = profiler->lifetimePeakRSS();
-    os << "\nlifetime peak RSS: " << llvm::formatv("{0:F1}", *shownPeak / 1e6)
+  prof::ProfilingSession *profiler = session.profiler();
+  if (profiler && session.inputKind() != InputKind::Object) {
+    // The figure the report carries, when it was built.
+    const prof::ProfileReport &report = session.report();
+    uint64_t peak = o.reportPath.empty() ? profiler->lifetimePeakRSS()
+                                         : report.lifetimePeakRSS;
+    os << "\nlifetime peak RSS: " << llvm::formatv("{0:F1}", peak / 1e6)
        << (report.phaseC && report.phaseC->skipped
                ? " MB\n"
                : " MB (stages Load/Execute are in the report)\n");
   }
   if (int code = writeOutput(session.result(), session.module()))
     return finish(code);
-  return finish(0);
-}
-
-/// A saved object: its metadata comes from its .q2.qpe section.
-int DriverRun::runObject(llvm::StringRef data) {
-  if (llvm::Error e = checkObjectInputFlags(o))
-    return failWith(llvm::toString(std::move(e)));
-  if (o.outputGiven)
-    return failWith("-o: the input is an object file, which is only run: "
-                    "nothing would be written to '" + o.output +
-                    "' (copy the object with cp)");
-  llvm::ArrayRef<char> object(data.data(), data.size());
-  auto md = qpe::readObjectMetadata(object, o.input);
-  if (!md)
-    return failWith(llvm::toString(md.takeError()));
-  session.report().parameters = *md;
-  auto read = setsToRun(*md, o.coeffsPath, o.maxQubits);
-  if (!read)
-    return failWith(llvm::toString(read.takeError()));
-  std::vector<CoeffSet> sets = std::move(*read);
-  os << "object: " << md->molecule << ", " << md->numQubits() << " qubits ("
-     << md->nSystem << " system + " << md->nEst << " estimation), "
-     << md->nTerms << " terms, " << qpe::toString(md->mode) << " mode\n";
-  // readObjectMetadata checked the digest: the JIT need not hash it again.
-  ExecuteOutcome c = execute(object, *md, sets, std::max(o.runs, 1), o, os,
-                             session.profiler(), /*digestChecked=*/true);
-  session.report().phaseC = std::move(c.record);
-  if (c.error)
-    return failWith(llvm::toString(std::move(c.error)));
   return finish(0);
 }
 

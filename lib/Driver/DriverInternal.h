@@ -56,30 +56,9 @@ private:
 std::string cacheKey(llvm::StringRef input,
                      const pipeline::PipelineOptions &opts);
 
-/// One coefficient set of Phase C.
-struct CoeffSet {
-  std::string label;
-  std::vector<double> coeffs;
-};
-/// Reads --coeffs: a flat array (one set), an array of arrays, or
-/// {"sets": [{"label": ..., "coeffs": [...]}, ...]}; every set has nTerms
-/// finite numbers.
-llvm::Expected<std::vector<CoeffSet>> readCoeffSets(llvm::StringRef path,
-                                                    unsigned nTerms);
-
-/// Runs an object ("Phase C" in the output): loads it (stage "Load"),
-/// runs every set `runs` times (stage "Execute"), prints the results to
-/// `os` and returns the report record (with `error` set on failure; the
-/// returned Error is the same failure). `session` may be null.
-struct ExecuteOutcome {
-  profiling::PhaseCRecord record;
-  llvm::Error error = llvm::Error::success();
-};
-ExecuteOutcome execute(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
-                       const std::vector<CoeffSet> &sets, int runs,
-                       const DriverOptions &opts, llvm::raw_ostream &os,
-                       profiling::ProfilingSession *session,
-                       bool digestChecked = false);
+/// --coeffs (Phase C's reader, q2/Execution/PhaseC.h).
+using execution::CoeffSet;
+using execution::readCoeffSets;
 
 } // namespace q2::driver::detail
 

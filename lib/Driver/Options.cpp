@@ -15,11 +15,14 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <list>
+#include <sstream>
 
 using namespace q2;
 using namespace q2::driver;
 namespace cl = llvm::cl;
-using Backend = profiling::TimelineSampler::Options::Backend;
+using Backend = session::TimelineBackend;
+using session::TimelineBackend;
 
 namespace {
 // LLVM prints categories in name order: "Driver ..." before "MLIR ..."
@@ -31,6 +34,25 @@ cl::OptionCategory &category() {
       "MLIR: an FCIDUMP, a qubit-Hamiltonian JSON, OpenFermion terms, an "
       "object).");
   return cat;
+}
+
+/// A flag's help as its .def says it, then its default (switches are off,
+/// an empty text is no value).
+llvm::StringRef withDefault(const char *help, bool) { return help; }
+llvm::StringRef withDefault(const char *help, const std::string &dflt) {
+  if (dflt.empty())
+    return help;
+  static std::list<std::string> kept; // cl::desc keeps a StringRef
+  return kept.emplace_back(std::string(help) + " (default " + dflt + ")");
+}
+template <class T> llvm::StringRef withDefault(const char *help, T dflt) {
+  std::string text;
+  if constexpr (std::is_enum_v<T>)
+    text = session::toString(dflt).str();
+  else
+    text = (std::ostringstream() << dflt).str();
+  static std::list<std::string> kept;
+  return kept.emplace_back(std::string(help) + " (default " + text + ")");
 }
 
 struct CLOptions {
@@ -64,11 +86,6 @@ struct CLOptions {
                "otherwise (a program too large to run is profiled and its "
                "Phase C reported as skipped; with --run N it is an error)"),
       cl::cat(category())};
-  cl::opt<bool> profilePasses{
-      "profile-passes",
-      cl::desc("Also measure IR bytes/lines/ops after every pass (implies "
-               "--profile-stages)"),
-      cl::cat(category())};
   cl::opt<std::string> report{
       "report",
       cl::desc("Write the JSON report (schema q2.profile/3, docs/report.md); "
@@ -79,69 +96,11 @@ struct CLOptions {
       cl::desc("Write a Chrome trace (stages and passes as spans, RSS as a "
                "counter; opens in Perfetto); implies --profile-stages"),
       cl::value_desc("file.json"), cl::cat(category())};
-  cl::opt<int> timelineInterval{
-      "timeline-interval",
-      cl::desc("Memory timeline sampling period in ms (>= 1; default 100; "
-               "needs profiling)"),
-      cl::init(100), cl::cat(category())};
-  cl::opt<Backend> timelineSampler{
-      "timeline-sampler",
-      cl::desc("How the memory timeline is sampled (docs/profiling-api.md; "
-               "needs profiling)"),
-      cl::values(clEnumValN(Backend::Auto, "auto",
-                            "signal if available, else thread (default)"),
-                 clEnumValN(Backend::Signal, "signal",
-                            "a timer signal on the compiler thread: no "
-                            "second thread, lowest overhead"),
-                 clEnumValN(Backend::Thread, "thread",
-                            "a sampler thread (e.g. under a debugger)")),
-      cl::init(Backend::Auto), cl::cat(category())};
-  cl::opt<int> run{"run",
-                   cl::desc("Phase C: execute the object N times per "
-                            "coefficient set through the JIT and decode the "
-                            "energy (default 5 with --profile-stages, else 0)"),
-                   cl::value_desc("N"), cl::init(-1), cl::cat(category())};
-  cl::opt<std::string> coeffs{
-      "coeffs",
-      cl::desc("Dynamic mode, with --run: coefficient sets, JSON: [c...], "
-               "[[c...], ...] or {\"sets\": [{\"label\": s, \"coeffs\": "
-               "[c...]}]}"),
-      cl::value_desc("file.json"), cl::cat(category())};
-  cl::opt<int64_t> maxQubits{
-      "max-qubits",
-      cl::desc("With --run: largest register the runtime may allocate "
-               "(default: what fits in 80% of RAM)"),
-      cl::init(0), cl::cat(category())};
-  cl::opt<int> threads{
-      "threads",
-      cl::desc("With --run: threads of the runtime's kernels and blocks "
-               "(default: all cores)"),
-      cl::value_desc("N"), cl::init(0), cl::cat(category())};
-  cl::opt<bool> quiet{
-      "quiet",
-      cl::desc("With --run: no progress line on stderr (by default a call "
-               "longer than 2 s reports its blocks as they finish)"),
-      cl::init(false), cl::cat(category())};
-  cl::opt<double> progressAfter{
-      "progress-after",
-      cl::desc("With --run: seconds into a call before the progress line "
-               "starts (default 2; 0 reports every block)"),
-      cl::value_desc("s"), cl::init(2.0), cl::cat(category())};
-  cl::opt<std::string> runtimeLib{
-      "runtime-lib",
-      cl::desc("With --run: simulator runtime (default: $Q2_RUNTIME_LIB, "
-               "else <bin>/../lib/libq2_runtime.so)"),
-      cl::value_desc("path"), cl::cat(category())};
   cl::opt<std::string> cacheDir{
       "cache-dir",
       cl::desc("Keep stage-6 objects here, keyed by the input, every "
                "pipeline option, the tool's build id and the host CPU; a hit "
                "skips Phase B; entries are checksummed"),
-      cl::value_desc("dir"), cl::cat(category())};
-  cl::opt<std::string> irDir{
-      "ir-dir",
-      cl::desc("Write each stage's output here: 0_Input.mlir, "
-               "1_HLOLowering.mlir, ..., 5_LLVMIR.ll, 6_ObjectCode.o"),
       cl::value_desc("dir"), cl::cat(category())};
   // Phase A (a Hamiltonian input): the options of ProgramRequest.def that
   // matter most; the others (--order, --power, --window, ...) stay
@@ -149,15 +108,35 @@ struct CLOptions {
   qpe::ProgramRequestFlags program{
       category(), {"n-est", "n-trotter", "resolution", "mode"},
       "Hamiltonian input: "};
-  cl::opt<Keep> keepIntermediate{
-      "keep-intermediate", cl::desc("What --ir-dir keeps (default: stage)"),
-      cl::values(clEnumValN(Keep::Stage, "stage",
-                            "each stage's output: 0_Input.mlir ... "
-                            "6_ObjectCode.o"),
-                 clEnumValN(Keep::Pass, "pass",
-                            "also the module after every pass of stages 1-4, "
-                            "in N_Stage/KK_pass[_function].mlir")),
-      cl::init(Keep::Stage), cl::cat(category())};
+
+  // The session's and Phase C's options (SessionOptions.def,
+  // ExecuteOptions.def): name, default and help from there.
+#define Q2_SESSION_OPTION(T, F, DEF, FLAG, VD, H)                              \
+  cl::opt<T> F{FLAG, cl::desc(withDefault(H, T(DEF))), cl::init(T(DEF)),      \
+               cl::cat(category())};
+#include "q2/Session/SessionOptions.def"
+#define Q2_EXECUTE_OPTION(T, F, DEF, FLAG, VD, H)                              \
+  cl::opt<T> F{FLAG, cl::desc(withDefault(H, T(DEF))), cl::init(T(DEF)),      \
+               cl::cat(category())};
+#include "q2/Execution/ExecuteOptions.def"
+
+  CLOptions() {
+#define Q2_SESSION_OPTION(T, F, DEF, FLAG, VD, H)                              \
+  if (*VD)                                                                     \
+    F.setValueStr(VD);
+#define Q2_SESSION_VALUE(T, V, NAME, H) add(V, NAME, H);
+#include "q2/Session/SessionOptions.def"
+#define Q2_EXECUTE_OPTION(T, F, DEF, FLAG, VD, H)                              \
+  if (*VD)                                                                     \
+    F.setValueStr(VD);
+#include "q2/Execution/ExecuteOptions.def"
+  }
+  void add(Keep v, const char *name, const char *help) {
+    keep.getParser().addLiteralOption(name, v, help);
+  }
+  void add(Backend v, const char *name, const char *help) {
+    timelineBackend.getParser().addLiteralOption(name, v, help);
+  }
 };
 
 CLOptions &clOptions() {
@@ -190,18 +169,18 @@ std::vector<const cl::Option *> driverFlags() {
                                            &o.emit,
                                            &o.report,
                                            &o.trace,
-                                           &o.timelineInterval,
-                                           &o.timelineSampler,
-                                           &o.run,
-                                           &o.coeffs,
+                                           &o.timelineIntervalMs,
+                                           &o.timelineBackend,
+                                           &o.runs,
+                                           &o.coeffsPath,
                                            &o.maxQubits,
                                            &o.runtimeLib,
                                            &o.threads,
                                            &o.quiet,
-                                           &o.progressAfter,
+                                           &o.progressAfterS,
                                            &o.cacheDir,
                                            &o.irDir,
-                                           &o.keepIntermediate};
+                                           &o.keep};
   for (const auto &[name, opt] : o.program.flags())
     flags.push_back(opt);
 #define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H) flags.push_back(&o.F);
@@ -349,26 +328,26 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
   d.profilePasses = o.profilePasses;
   d.profile = o.profileStages || o.profilePasses || !d.reportPath.empty() ||
               !d.tracePath.empty();
-  if (o.timelineInterval < 1)
+  if (o.timelineIntervalMs < 1)
     return llvm::createStringError(
         "--timeline-interval must be >= 1 ms, got " +
-        llvm::Twine(o.timelineInterval.getValue()));
-  if (!d.profile && (given(o.timelineInterval) || given(o.timelineSampler)))
-    return needs(given(o.timelineInterval) ? "--timeline-interval"
+        llvm::Twine(o.timelineIntervalMs.getValue()));
+  if (!d.profile && (given(o.timelineIntervalMs) || given(o.timelineBackend)))
+    return needs(given(o.timelineIntervalMs) ? "--timeline-interval"
                                            : "--timeline-sampler",
                  "needs profiling (--profile-stages, --report or --trace)");
-  d.timelineIntervalMs = o.timelineInterval;
-  d.timelineBackend = o.timelineSampler;
+  d.timelineIntervalMs = o.timelineIntervalMs;
+  d.timelineBackend = o.timelineBackend;
 
-  if (given(o.run) && o.run < 0)
-    return needs("--run", "must be >= 0, got " + llvm::Twine(o.run.getValue()));
-  d.runs = given(o.run) ? o.run.getValue() : (d.profile ? 5 : 0);
-  d.skipUnrunnable = d.runs > 0 && !given(o.run) && !given(o.coeffs) &&
+  if (given(o.runs) && o.runs < 0)
+    return needs("--run", "must be >= 0, got " + llvm::Twine(o.runs.getValue()));
+  d.runs = given(o.runs) ? o.runs.getValue() : (d.profile ? 5 : 0);
+  d.skipUnrunnable = d.runs > 0 && !given(o.runs) && !given(o.coeffsPath) &&
                      !given(o.threads) && !given(o.runtimeLib);
-  d.runGiven = given(o.run);
+  d.runGiven = given(o.runs);
   if (d.runs > 0 && d.last != pipeline::Stage::ObjectCode)
     return needs("--run", "needs the object: do not stop before ObjectCode");
-  d.coeffsPath = o.coeffs;
+  d.coeffsPath = o.coeffsPath;
   if (!d.coeffsPath.empty() && d.runs == 0)
     return needs("--coeffs", "needs --run N (N > 0)");
   if (given(o.maxQubits) && o.maxQubits <= 0)
@@ -381,22 +360,22 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
                                   llvm::Twine(o.threads.getValue()));
   d.threads = o.threads;
   d.quiet = o.quiet;
-  if (given(o.progressAfter) && !(o.progressAfter >= 0))
+  if (given(o.progressAfterS) && !(o.progressAfterS >= 0))
     return needs("--progress-after",
                  "must be >= 0 seconds, got " +
-                     llvm::Twine(std::to_string(o.progressAfter.getValue())));
-  if (given(o.progressAfter) && o.quiet)
+                     llvm::Twine(std::to_string(o.progressAfterS.getValue())));
+  if (given(o.progressAfterS) && o.quiet)
     return needs("--progress-after", "sets when the progress line starts: "
                                      "it cannot be combined with --quiet");
-  d.progressAfterS = o.progressAfter;
+  d.progressAfterS = o.progressAfterS;
   for (const cl::Option *opt : std::initializer_list<const cl::Option *>{
            &o.maxQubits, &o.runtimeLib, &o.threads, &o.quiet,
-           &o.progressAfter})
+           &o.progressAfterS})
     if (d.runs == 0 && given(*opt))
       return needs(flagName(*opt), "acts in Phase C: it needs --run N (N > 0)");
 
   d.irDir = o.irDir;
-  d.keep = o.keepIntermediate;
+  d.keep = o.keep;
   if (d.keep == Keep::Pass && d.irDir.empty())
     return needs("--keep-intermediate=pass", "needs --ir-dir");
   d.cacheDir = o.cacheDir;
@@ -430,7 +409,7 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
 static std::string firstCompileOnlyFlag(CLOptions &o) {
   std::vector<const cl::Option *> compileOnly = {
       &o.stopAfter, &o.emit,  &o.profilePasses,
-      &o.cacheDir,  &o.irDir, &o.keepIntermediate};
+      &o.cacheDir,  &o.irDir, &o.keep};
   for (const auto &[name, opt] : o.program.flags())
     compileOnly.push_back(opt);
 #define Q2_PIPELINE_OPTION(T, F, N, D, DEF, M, H) compileOnly.push_back(&o.F);

@@ -1,16 +1,16 @@
-//===- Execute.cpp - Running a compiled program for q2-opt ----------------===//
+//===- Execute.cpp - Phase C: running a compiled program ------------------===//
 //
-// The --coeffs reader, and q2-opt's run of an object ("Phase C" in its
-// output): load it (stage "Load"), call it for every coefficient set
-// (stage "Execute") with a progress line, print the energies, the error
-// estimate and the blocks, and return the report's phase_c record. The
-// loaded-program API itself is jit::Circuit.
+// The --coeffs reader, and the run of an object ("Phase C" in q2-opt's
+// output) as a compile session's Executor: load it (stage "Load"), call it
+// for every coefficient set (stage "Execute") with a progress line, print
+// the energies, the error estimate and the blocks, and return the report's
+// phase_c record. The loaded-program API itself is jit::Circuit.
 //
 //===----------------------------------------------------------------------===//
-#include "../Driver/DriverInternal.h"
+#include "q2/Execution/PhaseC.h"
 
-#include "q2/JIT/Circuit.h"
 #include "q2/Profiling/Memory.h"
+#include "q2/Profiling/Session.h"
 #include "q2/Profiling/Timing.h"
 
 #include "q2/Support/JSON.h"
@@ -29,11 +29,10 @@
 #include <unistd.h>
 
 using namespace q2;
-using namespace q2::driver;
-using namespace q2::driver::detail;
+using namespace q2::execution;
 
 llvm::Expected<std::vector<CoeffSet>>
-q2::driver::detail::readCoeffSets(llvm::StringRef path, unsigned nTerms) {
+q2::execution::readCoeffSets(llvm::StringRef path, unsigned nTerms) {
   auto doc = q2::json::readFile(path);
   if (!doc)
     return doc.takeError();
@@ -242,30 +241,89 @@ static std::string blockDetail(const profiling::BlockRecord &b) {
   return d.empty() ? d : " (" + d + ")";
 }
 
-ExecuteOutcome q2::driver::detail::execute(llvm::ArrayRef<char> object,
-                                          const qpe::QPEMetadata &md,
-                                          const std::vector<CoeffSet> &sets,
-                                          int runs, const DriverOptions &opts,
-                                          llvm::raw_ostream &os,
-                                          profiling::ProfilingSession *session,
-                                          bool digestChecked) {
-  ExecuteOutcome out;
-  profiling::PhaseCRecord &rec = out.record;
+PhaseC::PhaseC(ExecuteOptions opts, llvm::raw_ostream *out)
+    : opts(std::move(opts)), out(out) {}
+
+PhaseC::~PhaseC() = default;
+
+llvm::Error PhaseC::prepare(const qpe::QPEMetadata &md) {
+  sets.clear();
+  skipped.reset();
+  // A register that cannot be allocated fails here, unless the run is only
+  // implied (skipUnrunnable): then Phase C is recorded as skipped.
+  if (opts.runs > 0 && opts.skipUnrunnable)
+    if ((skipped = jit::skippedRun(md, opts.maxQubits)))
+      return llvm::Error::success();
+  if (opts.runs == 0)
+    return llvm::Error::success();
+  if (llvm::Error e = jit::checkRunnable(md, opts.maxQubits))
+    return e;
+  if (opts.coeffsPath.empty()) {
+    sets = {{"default", md.mode == qpe::Mode::Dynamic ? md.defaultCoeffs
+                                                      : std::vector<double>{}}};
+    return llvm::Error::success();
+  }
+  if (md.mode != qpe::Mode::Dynamic)
+    return llvm::createStringError(
+        "--coeffs needs a dynamic-mode program (this one is fixed)");
+  auto read = readCoeffSets(opts.coeffsPath, md.nTerms);
+  if (!read)
+    return read.takeError();
+  sets = std::move(*read);
+  return llvm::Error::success();
+}
+
+session::ExecuteOutcome PhaseC::skip() {
+  if (out)
+    *out << "\nPhase C skipped: " << *skipped->reason
+         << "; the stages above were profiled (--max-qubits raises the "
+            "limit; --run N insists and fails)\n";
+  session::ExecuteOutcome o;
+  o.record = std::move(skipped);
+  skipped.reset();
+  return o;
+}
+
+session::ExecuteOutcome PhaseC::execute(llvm::ArrayRef<char> object,
+                                        const qpe::QPEMetadata &md,
+                                        profiling::ProfilingSession *session,
+                                        bool digestChecked) {
+  if (skipped)
+    return skip();
+  if (opts.runs == 0) {
+    // Loaded for the caller only: nothing measured, nothing recorded.
+    session::ExecuteOutcome o;
+    if (!opts.keepCircuit)
+      return o;
+    auto c = jit::Circuit::load(object, md, opts.runtimeLib, opts.maxQubits,
+                                digestChecked);
+    if (!c)
+      o.error = c.takeError();
+    else
+      circuit = std::move(*c);
+    return o;
+  }
+  const int runs = opts.runs;
+  llvm::raw_null_ostream nowhere;
+  llvm::raw_ostream &os = out ? *out : nowhere;
+  session::ExecuteOutcome result;
+  profiling::PhaseCRecord &rec = result.record.emplace();
   rec.callsPerSet = uint64_t(runs);
   auto fail = [&](llvm::Error e) {
     std::string msg = llvm::toString(std::move(e));
     rec.error = msg;
-    out.error = llvm::createStringError(msg);
-    return std::move(out);
+    result.error = llvm::createStringError(msg);
+    return std::move(result);
   };
   std::optional<profiling::ScopedStage> stage;
   if (session)
     stage.emplace(*session, "Load", profiling::StageKind::Run);
-  auto circuit = jit::Circuit::load(object, md, opts.runtimeLib, opts.maxQubits,
-                               digestChecked);
+  auto loaded = jit::Circuit::load(object, md, opts.runtimeLib, opts.maxQubits,
+                                   digestChecked);
   stage.reset();
-  if (!circuit)
-    return fail(circuit.takeError());
+  if (!loaded)
+    return fail(loaded.takeError());
+  circuit = std::move(*loaded);
   if (session)
     stage.emplace(*session, "Execute", profiling::StageKind::Run);
   // Stop sampling while Execute is still open, so the last sample carries
@@ -275,8 +333,8 @@ ExecuteOutcome q2::driver::detail::execute(llvm::ArrayRef<char> object,
       session->stopTimeline();
     stage.reset();
   });
-  rec.runtime = (*circuit)->runtimeLibrary();
-  rec.threads = (*circuit)->setThreads(opts.threads);
+  rec.runtime = circuit->runtimeLibrary();
+  rec.threads = circuit->setThreads(opts.threads);
   os << "\nPhase C: " << runs << " call(s) per coefficient set, "
      << rec.threads << " thread(s), runtime " << rec.runtime << "\n";
   std::vector<double> probs(size_t(1) << md.nEst, 0.0);
@@ -287,7 +345,7 @@ ExecuteOutcome q2::driver::detail::execute(llvm::ArrayRef<char> object,
     profiling::Stats callTimes;
     for (int c = 0; c < runs; ++c) {
       // The block report describes one call: the last.
-      (*circuit)->resetBlockStats();
+      circuit->resetBlockStats();
       double t0 = profiling::elapsedSeconds();
       if (progress) {
         progress->begin(runs > 1 ? llvm::formatv("{0} call {1}/{2}", set.label,
@@ -296,12 +354,12 @@ ExecuteOutcome q2::driver::detail::execute(llvm::ArrayRef<char> object,
                                  : set.label,
                         t0);
         // Per call: this also restarts the runtime's block count.
-        (*circuit)->setBlockProgress(&CallProgress::callback, &*progress);
+        circuit->setBlockProgress(&CallProgress::callback, &*progress);
       }
-      llvm::Error e = (*circuit)->run(set.coeffs, probs);
+      llvm::Error e = circuit->run(set.coeffs, probs);
       callTimes.add(profiling::elapsedSeconds() - t0);
       if (progress) {
-        (*circuit)->setBlockProgress(nullptr, nullptr);
+        circuit->setBlockProgress(nullptr, nullptr);
         progress->end();
       }
       if (e)
@@ -378,7 +436,7 @@ ExecuteOutcome q2::driver::detail::execute(llvm::ArrayRef<char> object,
                           r.probs[order[k]],
                           qpe::energyOfOutcome(md, order[k]));
     os << "\n";
-    std::vector<profiling::BlockRecord> blocks = (*circuit)->blockStats();
+    std::vector<profiling::BlockRecord> blocks = circuit->blockStats();
     for (const profiling::BlockRecord &b : blocks)
       os << llvm::formatv("      block x{0}: m={1} (+{2} ctrl) N={3} "
                           "gates={4}{8} {5}{6} {7:F3} ms\n",
@@ -408,5 +466,5 @@ ExecuteOutcome q2::driver::detail::execute(llvm::ArrayRef<char> object,
     s.warning = std::move(warning);
     rec.sets.push_back(std::move(s));
   }
-  return out;
+  return result;
 }

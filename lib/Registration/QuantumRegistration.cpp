@@ -6,12 +6,14 @@
 //===----------------------------------------------------------------------===//
 #include "q2/InitQ2.h"
 
+#include "q2/Conversion/Passes.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 #include "q2/Dialect/Quantum/IR/QuantumDialect.h"
-#include "q2/Conversion/QuantumToLLVM/QuantumToLLVM.h"
 #include "q2/Dialect/Quantum/Transforms/Passes.h"
 #include "q2/Pipeline/Passes.h"
-#include "q2/Dialect/QPE/IR/QPEDialect.h"
-#include "q2/ProgramBuilder/QPEProgram.h"
+#include "q2/Profiling/MLIR/ProfilePass.h"
+#include "q2/Profiling/MLIR/SnapshotPass.h"
+#include "q2/Session/QPEPipelinePass.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -28,7 +30,9 @@ void q2::registerQ2PassesOnce() {
   if (mlir::PassInfo::lookup("quantum-cancel-inverses"))
     return;
   q2::quantum::registerQuantumPasses();
-  q2::registerConvertQuantumToLLVM();
-  q2::qpe::registerQPEPasses();
+  q2::registerQ2ConversionPasses();
   q2::pipeline::registerPipelines();
+  q2::session::registerQPEPipelinePass();
+  q2::profiling::registerSnapshotPass();
+  q2::profiling::registerProfilePass();
 }

@@ -1,12 +1,12 @@
 //===- CompileSession.cpp - One compilation, measured ---------------------===//
 //
-// start -> [Phase A] -> parse ("Input") -> compile (the six stages through
-// StageHooks) -> finish (the report) -> load. q2-opt's driver calls the
-// steps one by one (its compile cache sits between parse and compile, its
-// Phase C between compile and finish); everyone else calls run(), and the
-// q2-qpe-pipeline pass compileHosted(). Loading (load, run) is in
-// CompileSessionRun.cpp, in Q2Session: this file is Q2SessionCore, which
-// the mlir-opt plugin links without the JIT.
+// The one sequence of the compile steps (run): start -> the input's kind
+// -> [an object: Phase C] | [Phase A] -> parse ("Input") -> prepare Phase
+// C -> cache or compile (the six stages through StageHooks) -> ready ->
+// Phase C -> finish (the report). q2-opt's driver, Python, the
+// q2-qpe-pipeline pass (a hosted module) and the tests all run it; their
+// differences are hooks (SessionHooks). No JIT here: Phase C is the
+// Executor a front end passes (lib/Execution).
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Session/CompileSession.h"
@@ -15,8 +15,10 @@
 #include "q2/Profiling/MLIR/IRMetrics.h"
 #include "q2/Profiling/MLIR/SnapshotPass.h"
 #include "q2/Profiling/Session.h"
-#include "q2/ProgramBuilder/QPEProgram.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 #include "q2/Support/FileIO.h"
+
+#include "mlir/IR/DialectRegistry.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -246,15 +248,15 @@ llvm::Error CompileSession::parse(std::unique_ptr<llvm::MemoryBuffer> program) {
         rec->ir = prof::measureIRFromText(*mod, text, irCache->options());
   }
   if (!mod) // the parser reported where
-    return llvm::createStringError(firstErr.empty() ? name + ": cannot parse"
-                                                    : firstErr);
+    return llvm::make_error<DiagnosedError>(
+        firstErr.empty() ? name + ": cannot parse" : firstErr);
   auto read = qpe::readQPEMetadata(*mod);
   if (!read) {
     (*mod)->emitError(llvm::toString(read.takeError()));
-    return llvm::createStringError(firstErr);
+    return llvm::make_error<DiagnosedError>(firstErr);
   }
   md = std::move(*read);
-  rep.parameters = *md;
+  rep.parameters = json::RawObject{qpe::toJSON(*md)};
   return llvm::Error::success();
 }
 
@@ -276,12 +278,7 @@ llvm::Error CompileSession::compile() {
     if (e)
       return e;
   }
-  StageHookOptions ho;
-  ho.profilePasses = opts.profilePasses;
-  ho.mlirCommandLine = opts.mlirCommandLine;
-  ho.irDir = opts.irDir;
-  ho.keep = opts.keep;
-  StageHooks hooks(ho, here, prof.get(), irCache);
+  StageHooks hooks(opts, here, prof.get(), irCache);
   hooks.runNested = hosting.runNested;
   if (!hosting.snapshotReport.empty())
     hooks.alsoAfterStage = [&](const pipeline::StageOutput &out) {
@@ -313,23 +310,171 @@ llvm::Error CompileSession::snapshot(llvm::StringRef label,
   return prof::appendSnapshot(hosting.snapshotReport, std::move(*entry));
 }
 
-void CompileSession::useObject(llvm::SmallVector<char, 0> object) {
-  compiled.object = std::move(object);
-}
-
-void CompileSession::finish(bool failed, bool buildReport,
-                            std::optional<uint64_t> shownPeak) {
+void CompileSession::finish(bool failed) {
   if (!prof)
     return;
   prof->stopTimeline();
   if (failed && !rep.error)
     rep.error = firstErr.empty() ? "failed" : firstErr;
-  if (!buildReport)
+  if (!opts.buildReport)
     return;
   rep.phaseB = prof->record();
-  if (shownPeak)
-    rep.phaseB.lifetimePeakRSS = *shownPeak;
   rep.lifetimePeakRSS = rep.phaseB.lifetimePeakRSS;
+}
+
+llvm::Error CompileSession::execute(SessionHooks &hooks, bool digestChecked) {
+  ExecuteOutcome c = hooks.executor->execute(compiled.object, *md, prof.get(),
+                                             digestChecked);
+  if (c.record)
+    rep.phaseC = std::move(c.record);
+  return std::move(c.error);
+}
+
+llvm::Error CompileSession::runObject(llvm::StringRef data,
+                                      SessionHooks &hooks) {
+  llvm::ArrayRef<char> object(data.data(), data.size());
+  auto read = qpe::readObjectMetadata(object, rep.input);
+  if (!read)
+    return read.takeError();
+  md = std::move(*read);
+  rep.parameters = json::RawObject{qpe::toJSON(*md)};
+  if (llvm::Error e = hooks.executor->prepare(*md))
+    return e;
+  compiled.object.assign(object.begin(), object.end());
+  if (hooks.ready)
+    hooks.ready();
+  // readObjectMetadata checked the digest: the JIT need not hash it again.
+  return execute(hooks, /*digestChecked=*/true);
+}
+
+llvm::Error CompileSession::runSteps(const ProgramSource &source,
+                                     SessionHooks &hooks) {
+  if (hostModule) {
+    // The stages do not need the metadata: a module without it compiles,
+    // its report has no parameters.
+    if (auto read = qpe::readQPEMetadata(hostModule)) {
+      md = std::move(*read);
+      rep.parameters = json::RawObject{qpe::toJSON(*md)};
+    } else {
+      llvm::consumeError(read.takeError());
+    }
+    if (llvm::Error e = snapshot("Input"))
+      return e;
+  } else {
+    std::unique_ptr<llvm::MemoryBuffer> program;
+    if (source.kind == ProgramSource::Kind::Text) {
+      program = llvm::MemoryBuffer::getMemBufferCopy(source.text, source.name);
+    } else {
+      auto file = readInputFile(source.name);
+      if (!file)
+        return file.takeError();
+      llvm::StringRef contents = (*file)->getBuffer();
+      kind = classifyInput(source.name, contents);
+      if (hooks.classified)
+        if (llvm::Error e = hooks.classified(kind))
+          return e;
+      if (kind == InputKind::Object) {
+        if (!hooks.runObjects || !hooks.executor)
+          return llvm::createStringError(
+              std::make_error_code(std::errc::invalid_argument),
+              "'" + source.name +
+                  "' is an object file: it is loaded, not compiled");
+        return runObject(contents, hooks);
+      }
+      if (kind == InputKind::Unknown)
+        return unknownInputError(source.name);
+      if (isHamiltonian(kind)) {
+        // Phase A in process: the program q2-qpe would write.
+        auto text = buildProgram(contents, source.name, kind);
+        if (!text)
+          return text.takeError();
+        program = llvm::MemoryBuffer::getMemBufferCopy(*text, source.name);
+      } else {
+        program = std::move(*file);
+      }
+    }
+    if (llvm::Error e = parse(std::move(program)))
+      return e;
+  }
+  // Phase C's inputs are checked before compiling.
+  if (hooks.executor)
+    if (llvm::Error e = hooks.executor->prepare(*md))
+      return e;
+  // The compile cache: objects only, every option in the key.
+  bool cached = false;
+  if (hooks.cache) {
+    if (auto obj = hooks.cache->lookup(programText(), opts.pipeline)) {
+      compiled.object = std::move(*obj);
+      cached = true;
+    }
+    rep.cache = hooks.cache->record();
+  }
+  if (!cached) {
+    if (llvm::Error e = compile())
+      return e;
+    if (hooks.cache)
+      if (llvm::Error e = hooks.cache->store(compiled.object))
+        return e;
+  }
+  if (hooks.ready)
+    hooks.ready();
+  if (hooks.executor)
+    if (llvm::Error e = execute(hooks, /*digestChecked=*/false))
+      return e;
+  if (!hosting.output.empty())
+    return writeFileAtomically(hosting.output,
+                               llvm::StringRef(compiled.object.data(),
+                                               compiled.object.size()));
+  return llvm::Error::success();
+}
+
+llvm::Error CompileSession::run(const ProgramSource &source,
+                                SessionHooks hooks) {
+  if (llvm::Error e = start(source.name))
+    return e;
+  llvm::Error e = runSteps(source, hooks);
+  if (e) {
+    // The report says why (the first diagnostic, else this error).
+    e = llvm::handleErrors(std::move(e),
+                           [&](std::unique_ptr<llvm::ErrorInfoBase> info) {
+                             noteError(info->message());
+                             return llvm::Error(std::move(info));
+                           });
+  }
+  finish(/*failed=*/bool(e));
+  return e;
+}
+
+llvm::Expected<CompiledObject>
+CompileSession::run(const ProgramSource &source, const SessionOptions &opts,
+                    DialectRegistry &registry, SessionHooks hooks) {
+  CompileSession s(opts, registry);
+  if (llvm::Error e = s.run(source, std::move(hooks))) {
+    // The error keeps its code (a missing file stays ENOENT) and gains the
+    // diagnostics collected.
+    std::string msg;
+    std::error_code ec = llvm::inconvertibleErrorCode();
+    llvm::handleAllErrors(std::move(e), [&](const llvm::ErrorInfoBase &info) {
+      msg = info.message();
+      ec = info.convertToErrorCode();
+    });
+    if (!s.diags.empty() && msg + "\n" != s.diags)
+      msg += "\n" + s.diags;
+    while (!msg.empty() && msg.back() == '\n')
+      msg.pop_back();
+    return llvm::createStringError(ec, msg);
+  }
+  return s.products();
+}
+
+CompiledObject CompileSession::products() {
+  CompiledObject out;
+  if (md)
+    out.metadata = *md;
+  out.object = std::move(compiled.object);
+  if (prof)
+    out.report = std::move(rep);
+  return out;
 }
 
 llvm::Expected<CompiledObject>
@@ -339,34 +484,27 @@ CompileSession::compileHosted(ModuleOp module, const SessionOptions &opts,
   std::string name = "<module>";
   if (auto fl = dyn_cast<FileLineColLoc>(module.getLoc()))
     name = fl.getFilename().str();
-  if (llvm::Error e = s.start(name))
-    return e;
-  // The stages do not need the metadata: a module without it compiles,
-  // its report has no parameters.
-  if (auto read = qpe::readQPEMetadata(module)) {
-    s.md = std::move(*read);
-    s.rep.parameters = *s.md;
-  } else {
-    llvm::consumeError(read.takeError());
-  }
-  llvm::Error e = s.snapshot("Input");
-  if (!e)
-    e = s.compile();
-  if (e) {
-    s.finish(/*failed=*/true);
-    return e;
-  }
-  s.finish(/*failed=*/false);
-  CompiledObject out;
-  if (s.md)
-    out.metadata = *s.md;
-  out.object = std::move(s.compiled.object);
-  if (!s.hosting.output.empty())
-    if (llvm::Error e = writeFileAtomically(
-            s.hosting.output,
-            llvm::StringRef(out.object.data(), out.object.size())))
-      return e;
-  if (s.prof)
-    out.report = std::move(s.rep);
-  return std::move(out);
+  if (llvm::Error e = s.run(ProgramSource::fromText("", name)))
+    return std::move(e);
+  return s.products();
 }
+
+llvm::StringRef q2::session::toString(Keep k) {
+  return k == Keep::Pass ? "pass" : "stage";
+}
+
+llvm::StringRef q2::session::toString(TimelineBackend b) {
+  switch (b) {
+  case TimelineBackend::Signal:
+    return "signal";
+  case TimelineBackend::Thread:
+    return "thread";
+  case TimelineBackend::Auto:
+    break;
+  }
+  return "auto";
+}
+
+char DiagnosedError::ID;
+Executor::~Executor() = default;
+ObjectCache::~ObjectCache() = default;

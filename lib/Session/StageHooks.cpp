@@ -76,10 +76,10 @@ struct DumpAfterPass : PassInstrumentation {
 
 } // namespace
 
-StageHooks::StageHooks(StageHookOptions opts, WhereAmI &where,
+StageHooks::StageHooks(const SessionOptions &opts, WhereAmI &where,
                        prof::ProfilingSession *profiler,
                        std::shared_ptr<prof::IRMetricsCache> irCache)
-    : opts(std::move(opts)), where(where), profiler(profiler),
+    : opts(opts), where(where), profiler(profiler),
       irCache(irCache ? std::move(irCache)
                       : std::make_shared<prof::IRMetricsCache>()) {}
 

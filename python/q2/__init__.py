@@ -321,7 +321,7 @@ _ir_scope = contextvars.ContextVar("q2_ir_output_dir", default=None)
 def compile(program_or_fcidump=None, n_est=None, n_trotter=None, mode=None,
             profile=True, *, text=None, ir_dir=None, runtime_lib=None,
             max_qubits=0, profile_passes=False, timeline_interval_ms=5,
-            **options):
+            run=0, **options):
     """Compiles a QPE program through the six stages in this process and
     loads it: one compile session, as ``q2-opt`` runs it. The program is
     either a file, ``program_or_fcidump``: a Hamiltonian (FCIDUMP, qubit
@@ -334,7 +334,10 @@ def compile(program_or_fcidump=None, n_est=None, n_trotter=None, mode=None,
     ...). With ``profile``, the stages are measured as by ``q2-opt
     --profile-stages`` (``profile_passes`` as by --profile-passes, the RSS
     sampled every ``timeline_interval_ms``); with ``ir_dir`` the IR after
-    each stage is written there."""
+    each stage is written there. ``run=N`` calls the compiled program N
+    times with its default coefficients as the session's Phase C, as
+    ``q2-opt --run N`` does (the report's ``phase_c``, stages Load and
+    Execute)."""
     if (program_or_fcidump is None) == (text is None):
         raise TypeError("compile: give a file (program_or_fcidump) or "
                         "program text (text=), one of them")
@@ -368,7 +371,7 @@ def compile(program_or_fcidump=None, n_est=None, n_trotter=None, mode=None,
         text or "", path or "", bool(profile),
         os.fspath(ir_dir) if ir_dir else "", runtime_lib or _runtime_lib(),
         int(max_qubits), options, program, bool(profile_passes),
-        int(timeline_interval_ms))
+        int(timeline_interval_ms), int(run))
     result.circuit.energy_type = _energy_type(result.metadata)
     result.ir_dir = os.fspath(ir_dir) if ir_dir else None
     return result

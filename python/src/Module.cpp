@@ -11,6 +11,7 @@
 #include "Records.h"
 
 #include "q2/Hamiltonian/QubitHamiltonian.h"
+#include "q2/Execution/PhaseC.h"
 #include "q2/InitQ2.h"
 #include "q2/JIT/Circuit.h"
 #include "q2/Orchestrator/Compare.h"
@@ -471,13 +472,15 @@ PYBIND11_MODULE(_q2, m) {
       });
 
   // One compile session (q2/Session/CompileSession.h), as q2-opt runs it:
-  // program text, or a file (MLIR, or a Hamiltonian built with `program`).
+  // program text, or a file (MLIR, or a Hamiltonian built with `program`);
+  // Phase C (`run` calls of the default coefficients) is the session's step
+  // as in q2-opt, and the circuit stays loaded for the caller.
   m.def(
       "compile",
       [](const std::string &text, const std::string &path, bool profile,
          const std::string &irDir, const std::string &runtimeLib,
          int64_t maxQubits, const py::dict &options, const py::dict &program,
-         bool profilePasses, int timelineIntervalMs) {
+         bool profilePasses, int timelineIntervalMs, int run) {
         if (maxQubits < 0) // as q2-opt --max-qubits refuses it
           throw py::value_error("max_qubits must be a positive number of "
                                 "qubits (0: what fits in 80% of RAM), got " +
@@ -485,6 +488,9 @@ PYBIND11_MODULE(_q2, m) {
         if (timelineIntervalMs < 1)
           throw py::value_error("timeline_interval_ms must be at least 1, "
                                 "got " + std::to_string(timelineIntervalMs));
+        if (run < 0) // as q2-opt --run refuses it
+          throw py::value_error("run must be >= 0 calls, got " +
+                                std::to_string(run));
         session::SessionOptions so;
         so.pipeline = pipelineOptions(options);
         so.program = programRequest(program);
@@ -493,21 +499,29 @@ PYBIND11_MODULE(_q2, m) {
         so.timelineIntervalMs = timelineIntervalMs;
         so.hosted = true; // the interpreter's process
         so.irDir = irDir;
-        so.runtimeLib = runtimeLib;
-        so.maxQubits = maxQubits;
+        execution::ExecuteOptions eo;
+        eo.runs = run;
+        eo.runtimeLib = runtimeLib;
+        eo.maxQubits = maxQubits;
+        eo.quiet = true; // no progress line in the interpreter
+        eo.keepCircuit = true;
+        execution::PhaseC phaseC(eo);
+        session::SessionHooks hooks;
+        hooks.executor = &phaseC;
         session::ProgramSource src =
             path.empty() ? session::ProgramSource::fromText(text, "<string>")
                          : session::ProgramSource::fromFile(path);
-        std::optional<llvm::Expected<session::CompiledProgram>> prog;
+        std::optional<llvm::Expected<session::CompiledObject>> prog;
         {
           py::gil_scoped_release release;
-          prog.emplace(session::CompileSession::run(src, so, registry()));
+          prog.emplace(
+              session::CompileSession::run(src, so, registry(), hooks));
         }
         if (!*prog)
           raise(prog->takeError());
-        session::CompiledProgram &p = **prog;
+        session::CompiledObject &p = **prog;
         auto c = std::make_unique<PyCircuit>();
-        c->circuit = std::move(p.circuit);
+        c->circuit = phaseC.takeCircuit();
         c->nOut = py::ssize_t(1) << p.metadata.nEst;
         PyCompileResult result;
         result.report = py::none();
@@ -521,7 +535,7 @@ PYBIND11_MODULE(_q2, m) {
       py::arg("text"), py::arg("path"), py::arg("profile"), py::arg("ir_dir"),
       py::arg("runtime_lib"), py::arg("max_qubits"), py::arg("options"),
       py::arg("program"), py::arg("profile_passes"),
-      py::arg("timeline_interval_ms"));
+      py::arg("timeline_interval_ms"), py::arg("run") = 0);
   m.def("default_max_qubits", &q2::runtime::limits::defaultMaxQubits);
 
   // q2.profiling's Phase A: the qubit Hamiltonian q2-qpe builds a program

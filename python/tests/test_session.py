@@ -1,15 +1,16 @@
-"""One compile session (issue 22): q2.compile and q2-opt compile through
-the same CompileSession, so a report written from Python has the keys and
-sections of the one q2-opt writes for the same program and options,
-timeline included. Times and memory differ between runs; the structure
-and the deterministic values (options, parameters, Phase A, IR sizes) do
-not."""
+"""One compile session (issues 22, 41): q2.compile and q2-opt run the same
+CompileSession, Phase C included (run=N, --run N), so a report written
+from Python has the keys and sections of the one q2-opt writes for the
+same program and options, timeline and phase_c included. Times and memory
+differ between runs; the structure and the deterministic values (options,
+parameters, Phase A, IR sizes, the decoded outcome) do not."""
 import json
 import subprocess
 
 import q2
 
 OPTIONS = dict(n_est=3, n_trotter=2, mode="dynamic")
+RUNS = 2
 
 
 def _keys(d):
@@ -19,7 +20,8 @@ def _keys(d):
 def _q2opt_report(h2_path, tmp_path, *flags):
     path = tmp_path / "cli.json"
     subprocess.run([q2._bin("q2-opt"), h2_path, "--profile-stages",
-                    "--run", "0", "--n-est", "3", "--n-trotter", "2",
+                    "--run", str(RUNS), "--quiet", "--n-est", "3",
+                    "--n-trotter", "2",
                     "--mode", "dynamic", "--timeline-interval", "5",
                     "--report", str(path), *flags],
                    check=True, stdout=subprocess.DEVNULL)
@@ -28,7 +30,7 @@ def _q2opt_report(h2_path, tmp_path, *flags):
 
 def _python_report(h2_path, tmp_path, **kw):
     path = tmp_path / "py.json"
-    r = q2.compile(h2_path, profile=True, timeline_interval_ms=5,
+    r = q2.compile(h2_path, profile=True, timeline_interval_ms=5, run=RUNS,
                    **OPTIONS, **kw)
     r.write_report(path)
     return json.loads(path.read_text())
@@ -67,6 +69,20 @@ def _same_structure(cli, py):
     assert [s["label"] for s in pb["snapshots"]] == \
         [s["label"] for s in cb["snapshots"]]
     assert pb["snapshots"][0]["label"] == "start"
+    # Phase C: the session's step on both sides (stages Load and Execute
+    # above), the same calls and the same decoded outcome.
+    assert [s["name"] for s in pb["stages"]][-2:] == ["Load", "Execute"]
+    c, p = cli["phase_c"], py["phase_c"]
+    assert _keys(p) == _keys(c)
+    assert p["calls_per_set"] == c["calls_per_set"] == RUNS
+    assert p["runtime"] and c["runtime"]  # the library each loaded
+    assert [s["label"] for s in p["sets"]] == [s["label"] for s in c["sets"]]
+    for ps, cs in zip(p["sets"], c["sets"]):
+        assert _keys(ps) == _keys(cs)
+        for k in ("argmax", "phase", "energy", "resolution", "exact_energy"):
+            assert ps[k] == cs[k], k
+        assert abs(ps["prob_sum"] - cs["prob_sum"]) < 1e-9
+        assert ps["call_s"]["count"] == cs["call_s"]["count"] == RUNS
 
 
 def test_python_report_equals_q2opt_report(h2_path, tmp_path):

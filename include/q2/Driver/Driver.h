@@ -16,12 +16,9 @@
 #ifndef Q2_DRIVER_DRIVER_H
 #define Q2_DRIVER_DRIVER_H
 
+#include "q2/Execution/PhaseC.h"
 #include "q2/Pipeline/Pipeline.h"
-#include "q2/Profiling/Report.h"
-#include "q2/Profiling/Timeline.h"
-#include "q2/QPE/ProgramRequest.h"
-#include "q2/QPE/QPEMetadata.h"
-#include "q2/Session/CompileSession.h"
+#include "q2/Session/SessionOptions.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -42,26 +39,18 @@ using Keep = session::Keep;
 
 /// One run of the QPE driver: what its compile session takes (the
 /// pipeline, the stage to stop after, profiling, --ir-dir, the program
-/// request of a Hamiltonian input, the runtime and its limit; declared once,
-/// in session::SessionOptions) and what q2-opt does around it. Filled from
-/// the command line by optionsFromCommandLine(), or directly by embedders.
-struct DriverOptions : session::SessionOptions {
+/// request of a Hamiltonian input; declared once, in
+/// session::SessionOptions and SessionOptions.def), what Phase C takes
+/// (execution::ExecuteOptions, ExecuteOptions.def) and what q2-opt does
+/// around them. Filled from the command line by optionsFromCommandLine(),
+/// or directly by embedders.
+struct DriverOptions : session::SessionOptions, execution::ExecuteOptions {
   std::string input = "-";
   std::string output = "-";
   bool outputGiven = false; ///< -o was given (profiling runs print no object)
   bool lastGiven = false; ///< --stop-after-stage was given
   Emit emit = Emit::Default;
   std::string reportPath, tracePath;
-  /// Phase C: calls per coefficient set (0 = do not run).
-  int runs = 0;
-  std::string coeffsPath;
-  /// A program above the limit compiles and skips Phase C (recorded in the
-  /// report) instead of failing: set when the runs are only implied by
-  /// profiling (no --run, --coeffs, --threads, --runtime-lib).
-  bool skipUnrunnable = false;
-  int threads = 0;       ///< runtime kernel threads; 0 = all cores
-  bool quiet = false;    ///< no Phase C progress line on stderr
-  double progressAfterS = 2.0; ///< seconds into a call before progress shows
   std::string cacheDir;
   /// The first Phase A flag given (--n-est, ...), refused for inputs that
   /// are not a Hamiltonian.

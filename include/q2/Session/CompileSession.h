@@ -1,29 +1,30 @@
 //===- CompileSession.h - One compilation, measured -------------*- C++ -*-===//
 //
-// A compile session takes a program (MLIR text or file, or a Hamiltonian
-// built into one through a qpe::ProgramRequest) and the options, and runs
-// it: Phase A for a Hamiltonian ("Hamiltonian", "Program"), the parse
-// ("Input"), the six stages with the session's StageHooks (profiler,
-// --ir-dir, MLIR pass-manager options, where diagnostics come from), the
-// timeline and the start snapshot. It owns the MLIR context, the module,
-// the profiling session and the report, and returns the object, the report
-// and the loaded circuit. q2-opt's driver (command line, cache, Phase C and
-// printing around it), the Python module and the tests all compile through
-// it, so their reports have the same keys and sections. The mlir-opt pass
-// q2-qpe-pipeline runs a hosted session on its own module (compileHosted:
-// the caller's context, no parse).
+// A compile session takes a program (MLIR text or file, a Hamiltonian
+// built into one through a qpe::ProgramRequest, an object, or a module in
+// the caller's context) and the options, and runs the steps, once, in
+// run(): the start snapshot and timeline, Phase A for a Hamiltonian
+// ("Hamiltonian", "Program"), the parse ("Input"), the compile cache, the
+// six stages with the session's StageHooks (profiler, --ir-dir, MLIR
+// pass-manager options, where diagnostics come from), Phase C and the
+// report. Front ends add hooks, not steps: the cache (ObjectCache) and the
+// execution (Executor; the JIT's, lib/Execution, so that this library and
+// the mlir-opt plugin link no JIT). It owns the MLIR context, the module,
+// the profiling session and the report. q2-opt's driver (command line,
+// cache, printing), the Python module, the q2-qpe-pipeline pass (a module
+// in the host's context) and the tests all run it, so their reports have
+// the same keys and sections.
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_SESSION_COMPILESESSION_H
 #define Q2_SESSION_COMPILESESSION_H
 
-#include "q2/JIT/Circuit.h"
 #include "q2/Pipeline/Pipeline.h"
 #include "q2/Profiling/Report.h"
-#include "q2/Profiling/Timeline.h"
 #include "q2/QPE/ProgramRequest.h"
 #include "q2/QPE/QPEMetadata.h"
 #include "q2/Session/ProgramInput.h"
+#include "q2/Session/SessionOptions.h"
 #include "q2/Session/StageHooks.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -50,35 +51,6 @@ class ProfilingSession;
 
 namespace q2::session {
 
-struct SessionOptions {
-  pipeline::PipelineOptions pipeline;
-  pipeline::Stage last = pipeline::Stage::ObjectCode;
-  /// Per-stage (and with profilePasses per-pass) measurements, the
-  /// timeline and the report.
-  bool profile = false;
-  bool profilePasses = false;
-  int timelineIntervalMs = 100;
-  profiling::TimelineSampler::Options::Backend timelineBackend =
-      profiling::TimelineSampler::Options::Backend::Auto;
-  /// In a process that is not the session's own (Python): the host's
-  /// VmHWM is not reset per stage (per-stage peaks come from the sampler
-  /// thread instead), the sampler is a thread without smaps at peaks, and
-  /// profiler warnings are not printed; a timeline that cannot start is a
-  /// warning, not an error.
-  bool hosted = false;
-  std::string irDir;
-  Keep keep = Keep::Stage;
-  /// Apply MLIR's pass-manager command-line options to every stage (only
-  /// for tools that registered them).
-  bool mlirCommandLine = false;
-  /// What to build from a Hamiltonian input (Phase A).
-  qpe::ProgramRequest program;
-  /// Loading: the runtime library (empty: the default) and the register
-  /// limit (0: the runtime's default).
-  std::string runtimeLib;
-  int64_t maxQubits = 0;
-};
-
 /// Where a program comes from.
 struct ProgramSource {
   enum class Kind { Text, File };
@@ -88,11 +60,81 @@ struct ProgramSource {
   static ProgramSource fromText(std::string text, std::string name) {
     return {Kind::Text, std::move(text), std::move(name)};
   }
-  /// MLIR, or a Hamiltonian (FCIDUMP, qubit JSON, term lines) built with
-  /// SessionOptions::program.
+  /// MLIR, a Hamiltonian (FCIDUMP, qubit JSON, term lines) built with
+  /// SessionOptions::program, or an object (SessionHooks::runObjects).
   static ProgramSource fromFile(std::string path) {
     return {Kind::File, "", std::move(path)};
   }
+};
+
+/// What a Phase C step produced: the report's phase_c record (none when
+/// nothing ran), and the failure (the record says it too).
+struct ExecuteOutcome {
+  std::optional<profiling::PhaseCRecord> record;
+  llvm::Error error = llvm::Error::success();
+};
+
+/// Phase C, as a step of the session: runs the compiled object. The JIT's
+/// is execution::PhaseC (q2/Execution/PhaseC.h); the session only calls it.
+class Executor {
+public:
+  virtual ~Executor();
+  /// Before the stages, once the metadata is known: whether the program can
+  /// run as asked (limits, coefficient sets). An error ends the session
+  /// before anything is compiled.
+  virtual llvm::Error prepare(const qpe::QPEMetadata &md) = 0;
+  /// Runs the object (measured as stages of `profiler`, which may be null).
+  /// `digestChecked`: the object's metadata was read from it and its digest
+  /// checked already.
+  virtual ExecuteOutcome execute(llvm::ArrayRef<char> object,
+                                 const qpe::QPEMetadata &md,
+                                 profiling::ProfilingSession *profiler,
+                                 bool digestChecked) = 0;
+};
+
+/// Compiled objects kept between runs (q2-opt --cache-dir).
+class ObjectCache {
+public:
+  virtual ~ObjectCache();
+  /// The object compiled before for this program text and these options,
+  /// or none (then the stages run and store() keeps their object).
+  virtual std::optional<llvm::SmallVector<char, 0>>
+  lookup(llvm::StringRef programText,
+         const pipeline::PipelineOptions &options) = 0;
+  virtual llvm::Error store(llvm::ArrayRef<char> object) = 0;
+  /// The report's cache record after lookup().
+  virtual profiling::CacheRecord record() const = 0;
+};
+
+/// What a front end adds to the session's steps.
+struct SessionHooks {
+  /// Once the input's kind is known, before Phase A or the parse: an error
+  /// refuses the input (e.g. a flag that cannot act on it).
+  std::function<llvm::Error(InputKind)> classified;
+  /// Between the parse and the stages (compiled objects only).
+  ObjectCache *cache = nullptr;
+  /// The object is ready (compiled, from the cache, or the input), before
+  /// Phase C (q2-opt prints its table here).
+  std::function<void()> ready;
+  /// Phase C after the stages; none: the session ends with the object.
+  Executor *executor = nullptr;
+  /// An object input is run (needs an executor) instead of refused.
+  bool runObjects = false;
+};
+
+/// An error whose diagnostics already went to the session's sink (a parse
+/// error): a front end that prints the diagnostics need not repeat it.
+class DiagnosedError : public llvm::ErrorInfo<DiagnosedError> {
+public:
+  static char ID;
+  explicit DiagnosedError(std::string msg) : msg(std::move(msg)) {}
+  void log(llvm::raw_ostream &os) const override { os << msg; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string msg;
 };
 
 /// What a session on a module it does not own (compileHosted) adds: the
@@ -117,11 +159,6 @@ struct CompiledObject {
   std::optional<profiling::ProfileReport> report; ///< when profiled
 };
 
-/// What a session produced, with the loaded circuit (run()).
-struct CompiledProgram : CompiledObject {
-  std::unique_ptr<jit::Circuit> circuit; ///< when loaded
-};
-
 /// A diagnostic as the session formats it ("file:line:col: error: [stage /
 /// pass] message"); isError for errors.
 using DiagnosticSink = std::function<void(llvm::StringRef line, bool isError)>;
@@ -140,45 +177,30 @@ public:
   CompileSession(const CompileSession &) = delete;
   CompileSession &operator=(const CompileSession &) = delete;
 
-  /// Starts the session: with profiling, the profiler, its timeline and
-  /// the "start" snapshot. Fills the report's input and options.
-  llvm::Error start(llvm::StringRef inputName);
-  /// Phase A: the stage-0 program of the Hamiltonian in `contents` (of
-  /// kind `kind`), measured as the stages "Hamiltonian" and "Program" (the
-  /// report's phase_a).
-  llvm::Expected<std::string>
-  buildProgram(llvm::StringRef contents, llvm::StringRef path, InputKind kind);
-  /// Parses the program (stage "Input"), reads its metadata (the report's
-  /// parameters) and, with an IR directory, writes 0_Input.mlir. A failure
-  /// was reported as a diagnostic; the error repeats it.
-  llvm::Error parse(std::unique_ptr<llvm::MemoryBuffer> program);
-  /// Stages 1..last with the session's hooks. The error names the failing
-  /// stage and pass (their diagnostics went to the sink).
-  llvm::Error compile();
-  /// An object from elsewhere (a compile cache) instead of compile().
-  void useObject(llvm::SmallVector<char, 0> object);
-  /// Links the object against the runtime (SessionOptions::runtimeLib,
-  /// maxQubits).
-  llvm::Expected<std::unique_ptr<jit::Circuit>>
-  load(bool digestChecked = false);
-  /// Ends the profile: stops the timeline and, with `buildReport`, fills
-  /// the report's phase_b (it copies every pass and sample) and its error.
-  /// `shownPeak`: the lifetime peak already printed, reported as such.
-  void finish(bool failed, bool buildReport = true,
-              std::optional<uint64_t> shownPeak = std::nullopt);
+  /// The steps, once, for `source`: start (with profiling the profiler,
+  /// its timeline and the "start" snapshot; the report's input and
+  /// options), then for a file its kind (hooks.classified): an object is
+  /// read and run, a Hamiltonian built (Phase A); the parse ("Input") and
+  /// the metadata (the report's parameters), hooks.executor->prepare, the
+  /// cache, the stages 1..last, hooks.ready, Phase C
+  /// (hooks.executor->execute), and finish (the report). A hosted session
+  /// (the constructor taking a module) compiles its module in place, named
+  /// source.name: the Input snapshot, the stages through
+  /// HostedCompile::runNested, the snapshots and the output. On failure the report holds the error; a parse error is a
+  /// DiagnosedError (its diagnostics went to the sink).
+  llvm::Error run(const ProgramSource &source, SessionHooks hooks = {});
 
-  /// All of the above for one program: start, Phase A (a Hamiltonian
-  /// file), parse, compile, finish and, with `loadCircuit`, load.
-  static llvm::Expected<CompiledProgram> run(const ProgramSource &source,
-                                             const SessionOptions &opts,
-                                             mlir::DialectRegistry &registry,
-                                             bool loadCircuit = true);
-
-  /// All of the above for a module in the caller's context (an mlir-opt
-  /// pass's module): start, the Input snapshot, compile (stages 1..last
-  /// with the same hooks, the stages run through hosting.runNested), finish
-  /// and the output. The metadata is read when the module carries it. A
-  /// stage's error is returned as the pipeline gave it.
+  /// One session on `source`, for callers that want only its products:
+  /// the metadata, the object and (when profiled) the report. The error
+  /// keeps its code (a missing file stays ENOENT) and carries the
+  /// diagnostics collected.
+  static llvm::Expected<CompiledObject> run(const ProgramSource &source,
+                                            const SessionOptions &opts,
+                                            mlir::DialectRegistry &registry,
+                                            SessionHooks hooks = {});
+  /// One hosted session on `module` (the q2-qpe-pipeline pass): the
+  /// metadata is read when the module carries it; a stage's error is
+  /// returned as the pipeline gave it.
   static llvm::Expected<CompiledObject>
   compileHosted(mlir::ModuleOp module, const SessionOptions &opts,
                 HostedCompile hosting);
@@ -188,11 +210,15 @@ public:
                        const pipeline::StageOutput *out = nullptr);
 
   const SessionOptions &options() const { return opts; }
+  /// What run() found the input to be (MLIR for text and hosted modules).
+  InputKind inputKind() const { return kind; }
   mlir::MLIRContext &context();
   mlir::ModuleOp module();
   /// The parsed program's text (the compile cache keys on it).
   llvm::StringRef programText() const { return text; }
+  /// The program's metadata (after the parse, or read from an object).
   const qpe::QPEMetadata &metadata() const { return *md; }
+  bool hasMetadata() const { return md.has_value(); }
   pipeline::CompileResult &result() { return compiled; }
   /// Null unless profiling.
   profiling::ProfilingSession *profiler() { return prof.get(); }
@@ -206,6 +232,16 @@ public:
 
 private:
   void makeIRCache();
+  llvm::Error start(llvm::StringRef inputName);
+  llvm::Expected<std::string>
+  buildProgram(llvm::StringRef contents, llvm::StringRef path, InputKind kind);
+  llvm::Error parse(std::unique_ptr<llvm::MemoryBuffer> program);
+  llvm::Error compile();
+  llvm::Error runSteps(const ProgramSource &source, SessionHooks &hooks);
+  llvm::Error runObject(llvm::StringRef data, SessionHooks &hooks);
+  llvm::Error execute(SessionHooks &hooks, bool digestChecked);
+  void finish(bool failed);
+  CompiledObject products();
 
   struct Impl;
   SessionOptions opts;
@@ -221,6 +257,7 @@ private:
   std::unique_ptr<llvm::MemoryBuffer> source;
   llvm::StringRef text;
   std::optional<qpe::QPEMetadata> md;
+  InputKind kind = InputKind::MLIR;
   pipeline::CompileResult compiled;
   profiling::ProfileReport rep;
 };

@@ -12,6 +12,7 @@
 #define Q2_SESSION_STAGEHOOKS_H
 
 #include "q2/Pipeline/Pipeline.h"
+#include "q2/Session/SessionOptions.h"
 
 #include <functional>
 #include <memory>
@@ -26,30 +27,21 @@ class ScopedStage;
 
 namespace q2::session {
 
-/// What --ir-dir keeps: the IR after each stage, or also after each pass.
-enum class Keep { Stage, Pass };
-
 /// The stage and pass running now, so that a diagnostic can say where in
 /// the pipeline it came from.
 struct WhereAmI {
   std::string stage, pass;
 };
 
-/// What the hooks do, beyond running the stages.
-struct StageHookOptions {
-  /// Per-pass IR metrics (--profile-passes); needs a profiler.
-  bool profilePasses = false;
-  /// Apply MLIR's pass-manager command-line options (--mlir-timing, ...).
-  bool mlirCommandLine = false;
-  /// Write the IR after each stage here (0_Input.mlir is the session's).
-  std::string irDir;
-  Keep keep = Keep::Stage;
-};
-
 class StageHooks : public pipeline::CompileHooks {
 public:
-  /// `profiler` may be null (nothing measured); `irCache` may be null.
-  StageHooks(StageHookOptions opts, WhereAmI &where,
+  /// What the hooks do beyond running the stages is the session's options
+  /// (kept by reference): per-pass IR metrics (profilePasses; needs a
+  /// profiler), MLIR's pass-manager command line (mlirCommandLine), the IR
+  /// after each stage or pass (irDir, keep; 0_Input.mlir is the
+  /// session's). `profiler` may be null (nothing measured); `irCache` may
+  /// be null.
+  StageHooks(const SessionOptions &opts, WhereAmI &where,
              profiling::ProfilingSession *profiler,
              std::shared_ptr<profiling::IRMetricsCache> irCache = nullptr);
   ~StageHooks() override;
@@ -72,7 +64,7 @@ public:
 private:
   llvm::Error measureAndWrite(const pipeline::StageOutput &out);
 
-  StageHookOptions opts;
+  const SessionOptions &opts;
   WhereAmI &where;
   profiling::ProfilingSession *profiler;
   std::shared_ptr<profiling::IRMetricsCache> irCache;

@@ -41,7 +41,7 @@ using q2::test::errorText;
 using q2::test::TempDir;
 
 /// The compile session on program text, not loaded.
-llvm::Expected<CompiledProgram>
+llvm::Expected<CompiledObject>
 compileProgram(llvm::StringRef text, llvm::StringRef name,
                const PipelineOptions &opts, bool profile,
                mlir::DialectRegistry &registry, llvm::StringRef irDir = "") {
@@ -52,7 +52,7 @@ compileProgram(llvm::StringRef text, llvm::StringRef name,
   so.timelineIntervalMs = 5;
   so.irDir = irDir.str();
   return CompileSession::run(ProgramSource::fromText(text.str(), name.str()),
-                             so, registry, /*loadCircuit=*/false);
+                             so, registry);
 }
 
 template <class T> T flipped(T v) {

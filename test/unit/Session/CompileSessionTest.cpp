@@ -1,6 +1,7 @@
 //===- CompileSessionTest.cpp - One compilation, measured -----------------===//
 #include "q2/Session/CompileSession.h"
 
+#include "q2/Execution/PhaseC.h"
 #include "q2/InitQ2.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -45,18 +46,29 @@ SessionOptions profiled() {
   so.profile = true;
   so.hosted = true; // the test process is not the session's own
   so.timelineIntervalMs = 5;
-  so.runtimeLib = Q2_TEST_RUNTIME_LIB;
   so.program.nEst = 3;
   so.program.nTrotter = 2;
   return so;
 }
 
-// A Hamiltonian file: Phase A, the parse and the six stages are measured,
-// the report has the start snapshot and every option q2-opt records, and
-// the loaded circuit runs.
-TEST(CompileSession, HamiltonianFileToLoadedCircuit) {
+execution::ExecuteOptions runOptions(int runs) {
+  execution::ExecuteOptions eo;
+  eo.runs = runs;
+  eo.runtimeLib = Q2_TEST_RUNTIME_LIB;
+  eo.quiet = true;
+  eo.keepCircuit = true;
+  return eo;
+}
+
+// A Hamiltonian file: Phase A, the parse, the six stages and Phase C (the
+// executor hook) are measured, the report has the start snapshot, every
+// option q2-opt records and phase_c, and the loaded circuit runs.
+TEST(CompileSession, HamiltonianFileThroughPhaseC) {
+  execution::PhaseC phaseC(runOptions(2));
+  SessionHooks hooks;
+  hooks.executor = &phaseC;
   auto prog = CompileSession::run(ProgramSource::fromFile(h2Path()), profiled(),
-                                  registry());
+                                  registry(), hooks);
   ASSERT_TRUE(bool(prog)) << errorText(prog.takeError());
   ASSERT_TRUE(prog->report.has_value());
   const profiling::ProfileReport &r = *prog->report;
@@ -67,9 +79,9 @@ TEST(CompileSession, HamiltonianFileToLoadedCircuit) {
   for (const auto &s : r.phaseB.stages)
     names.push_back(s.name);
   std::vector<std::string> want = {
-      "Hamiltonian", "Program",         "Input",
-      "HLOLowering", "QuantumLowering", "Bufferization",
-      "LLVMDialect", "LLVMIR",          "ObjectCode"};
+      "Hamiltonian",   "Program",     "Input",      "HLOLowering",
+      "QuantumLowering", "Bufferization", "LLVMDialect", "LLVMIR",
+      "ObjectCode",    "Load",        "Execute"};
   EXPECT_EQ(names, want);
   ASSERT_FALSE(r.phaseB.snapshots.empty());
   EXPECT_EQ(r.phaseB.snapshots.front().label, "start");
@@ -79,11 +91,91 @@ TEST(CompileSession, HamiltonianFileToLoadedCircuit) {
     EXPECT_TRUE(r.options.count(k)) << k;
   EXPECT_EQ(r.input, h2Path());
   ASSERT_TRUE(r.parameters.has_value());
-  EXPECT_EQ(r.parameters->nEst, 3u);
-  ASSERT_TRUE(prog->circuit);
-  auto call = prog->circuit->call();
+  auto params = qpe::fromJSON(r.parameters->text, "parameters");
+  ASSERT_TRUE(bool(params)) << errorText(params.takeError());
+  EXPECT_EQ(params->nEst, 3u);
+  ASSERT_TRUE(r.phaseC.has_value());
+  EXPECT_EQ(r.phaseC->callsPerSet, 2u);
+  ASSERT_EQ(r.phaseC->sets.size(), 1u);
+  EXPECT_NEAR(r.phaseC->sets[0].probSum, 1.0, 1e-9);
+  std::unique_ptr<jit::Circuit> circuit = phaseC.takeCircuit();
+  ASSERT_TRUE(circuit);
+  auto call = circuit->call();
   ASSERT_TRUE(bool(call)) << errorText(call.takeError());
   EXPECT_NEAR(call->probSum, 1.0, 1e-9);
+}
+
+/// A cache that has every object: it counts its calls.
+struct FakeCache : ObjectCache {
+  llvm::SmallVector<char, 0> object;
+  std::vector<std::string> *events;
+  std::optional<llvm::SmallVector<char, 0>>
+  lookup(llvm::StringRef, const pipeline::PipelineOptions &) override {
+    events->push_back("lookup");
+    if (object.empty())
+      return std::nullopt;
+    return object;
+  }
+  llvm::Error store(llvm::ArrayRef<char> o) override {
+    events->push_back("store");
+    object.assign(o.begin(), o.end());
+    return llvm::Error::success();
+  }
+  profiling::CacheRecord record() const override {
+    return {"fake", object.empty() ? "miss" : "hit"};
+  }
+};
+
+// The one sequence and its hooks: the input's kind, the cache between the
+// parse and the stages (a hit runs no stage), the object ready before
+// Phase C; a refusal from the classified hook ends the session.
+TEST(CompileSession, HooksInOrderAndCacheHitSkipsTheStages) {
+  std::vector<std::string> events;
+  FakeCache cache;
+  cache.events = &events;
+  execution::PhaseC phaseC(runOptions(1));
+  SessionHooks hooks;
+  hooks.classified = [&](InputKind kind) {
+    events.push_back(kind == InputKind::FCIDump ? "fcidump" : "other");
+    return llvm::Error::success();
+  };
+  hooks.cache = &cache;
+  hooks.ready = [&] { events.push_back("ready"); };
+  hooks.executor = &phaseC;
+  auto stageNames = [](const profiling::ProfileReport &r) {
+    std::vector<std::string> names;
+    for (const auto &s : r.phaseB.stages)
+      names.push_back(s.name);
+    return names;
+  };
+  auto first = CompileSession::run(ProgramSource::fromFile(h2Path()),
+                                   profiled(), registry(), hooks);
+  ASSERT_TRUE(bool(first)) << errorText(first.takeError());
+  EXPECT_EQ(events, (std::vector<std::string>{"fcidump", "lookup", "store",
+                                              "ready"}));
+  EXPECT_EQ(first->report->cache->status, "miss");
+  events.clear();
+  auto second = CompileSession::run(ProgramSource::fromFile(h2Path()),
+                                    profiled(), registry(), hooks);
+  ASSERT_TRUE(bool(second)) << errorText(second.takeError());
+  EXPECT_EQ(events, (std::vector<std::string>{"fcidump", "lookup", "ready"}));
+  EXPECT_EQ(second->report->cache->status, "hit");
+  std::vector<std::string> want = {"Hamiltonian", "Program", "Input", "Load",
+                                   "Execute"};
+  EXPECT_EQ(stageNames(*second->report), want);
+  ASSERT_TRUE(second->report->phaseC.has_value());
+  EXPECT_EQ(second->report->phaseC->sets.size(), 1u);
+
+  hooks.classified = [](InputKind) {
+    return llvm::createStringError("refused by the front end");
+  };
+  events.clear();
+  auto refused = CompileSession::run(ProgramSource::fromFile(h2Path()),
+                                     profiled(), registry(), hooks);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(errorText(refused.takeError()).find("refused by the front end"),
+            std::string::npos);
+  EXPECT_TRUE(events.empty());
 }
 
 // Program text, not profiled, IR kept: no report, 0_Input.mlir is the text.
@@ -94,10 +186,9 @@ TEST(CompileSession, TextWithIRDirAndNoProfile) {
   SessionOptions so;
   so.irDir = dir.file("ir");
   auto prog = CompileSession::run(ProgramSource::fromText(*program, "h2"), so,
-                                  registry(), /*loadCircuit=*/false);
+                                  registry());
   ASSERT_TRUE(bool(prog)) << errorText(prog.takeError());
   EXPECT_FALSE(prog->report.has_value());
-  EXPECT_FALSE(prog->circuit);
   auto stages = analyzeIRStages(so.irDir, registry());
   ASSERT_TRUE(bool(stages)) << errorText(stages.takeError());
   ASSERT_EQ(stages->size(), 7u);
