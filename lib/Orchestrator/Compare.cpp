@@ -138,7 +138,7 @@ std::string optionText(const prof::OptionValue &v) {
 /// What a report is of: its program (parameters, else the input path).
 std::string programOf(const prof::ProfileReport &r) {
   if (r.parameters)
-    return "parameters " + prof::toJSONText(*r.parameters);
+    return "parameters " + r.parameters->text;
   return "input '" + r.input + "'";
 }
 

@@ -11,6 +11,7 @@
 #include "q2/Orchestrator/Measure.h"
 
 #include "q2/Orchestrator/RecordFields.h"
+#include "q2/QPE/QPEMetadata.h"
 #include "SweepInternal.h"
 #include "q2/Support/FileIO.h"
 
@@ -474,8 +475,12 @@ Expected<PointResult> q2::orch::runPoint(const SweepSpec &spec,
   }
 
   unsigned nTerms = mol->nTerms;
-  if (nTerms == 0 && r.report && r.report->parameters)
-    nTerms = unsigned(r.report->parameters->nTerms);
+  if (nTerms == 0 && r.report && r.report->parameters) {
+    if (auto md = q2::qpe::fromJSON(r.report->parameters->text, "parameters"))
+      nTerms = unsigned(md->nTerms);
+    else
+      llvm::consumeError(md.takeError());
+  }
   if (nTerms == 0)
     nTerms = nTermsHint;
   if (nTerms) {

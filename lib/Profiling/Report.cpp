@@ -63,13 +63,34 @@ Q2_INSTANTIATE(TimelineRecord)
 Q2_INSTANTIATE(PassRecord)
 Q2_INSTANTIATE(StageRecord)
 Q2_INSTANTIATE(SessionRecord)
-Q2_INSTANTIATE(q2::qpe::QPEMetadata) // the report's "parameters"
 Q2_INSTANTIATE(PhaseCSetRecord)
 Q2_INSTANTIATE(PhaseCRecord)
 Q2_INSTANTIATE(ProfileReport)
 Q2_INSTANTIATE(SnapshotEntry)
 Q2_INSTANTIATE(SnapshotFile)
 #undef Q2_INSTANTIATE
+
+json::RawObject
+q2::profiling::upgradeParametersV2(const json::RawObject &v2) {
+  json::Value v = json::Value::parse(v2.text, nullptr, false);
+  if (!v.is_object())
+    return v2;
+  for (auto [from, to] : {std::pair<const char *, const char *>{
+                              "n_system_qubits", "n_system"},
+                          {"n_estimation_wires", "n_est"}}) {
+    auto it = v.find(from);
+    if (it == v.end())
+      continue;
+    v[to] = *it;
+    v.erase(from);
+  }
+  auto text = json::dump(v, -1);
+  if (!text) {
+    llvm::consumeError(text.takeError());
+    return v2;
+  }
+  return {std::move(*text)};
+}
 
 llvm::Error q2::profiling::writeReport(llvm::StringRef path,
                                        const ProfileReport &report) {

@@ -25,6 +25,22 @@ using namespace q2::qpe;
 
 // The field list is QPEMetadata.def (fields() in QPEMetadata.h).
 
+std::string q2::qpe::toJSON(const QPEMetadata &md) {
+  auto text = q2::json::dump(q2::json::toValue(md), -1);
+  return text ? *text : (llvm::consumeError(text.takeError()), "{}");
+}
+
+llvm::Expected<QPEMetadata> q2::qpe::fromJSON(llvm::StringRef text,
+                                              llvm::StringRef source) {
+  auto v = q2::json::parse(text, source);
+  if (!v)
+    return v.takeError();
+  QPEMetadata md;
+  if (llvm::Error e = q2::json::fromValue(q2::json::Cursor(*v, source.str()), md))
+    return std::move(e);
+  return md;
+}
+
 std::string q2::qpe::toObjectJSON(const QPEMetadata &md) {
   q2::json::Value v = q2::json::toValue(md);
   v["format"] = kObjectFormat;

@@ -87,7 +87,9 @@ struct Owner {
 };
 
 template <class T> py::object toPy(const T &x, const Owner &owner, bool view) {
-  if constexpr (IsPlain<T>::value) {
+  if constexpr (std::is_same_v<T, json::RawObject>) {
+    return jsonToPy(json::Value::parse(x.text, nullptr, false));
+  } else if constexpr (IsPlain<T>::value) {
     if constexpr (std::is_floating_point_v<T>)
       return py::float_(double(x));
     else
@@ -407,6 +409,16 @@ void q2py::bindRecords(py::module_ &m) {
       });
   bindRecord<PyReport>(m, "ProfileReport",
                        "A q2.profile/3 report (q2-opt --report).")
+      // The program's metadata, typed (the report carries it as a JSON
+      // object whose keys the QPE model owns).
+      .def_property_readonly(
+          "parameters",
+          [](const PyReport &r) -> py::object {
+            if (!r.parameters)
+              return py::none();
+            return py::cast(
+                unwrap(q2::qpe::fromJSON(r.parameters->text, "parameters")));
+          })
       .def("compile_seconds", &PyReport::compileSeconds)
       .def("compile_peak_rss", &PyReport::compilePeakRSS)
       .def("stage_table",

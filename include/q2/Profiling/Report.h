@@ -14,7 +14,7 @@
 #define Q2_PROFILING_REPORT_H
 
 #include "q2/Profiling/Records.h"
-#include "q2/QPE/QPEMetadata.h"
+#include "q2/Support/RawJSON.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -32,7 +32,8 @@ namespace q2::profiling {
 /// /3 embeds the program's metadata as "parameters" under its own keys
 /// (QPEMetadata.def: n_system, n_est, words, ...); /2 named some of them
 /// differently (n_system_qubits, n_estimation_wires) and had no words or
-/// coefficients. /2 reports are still read (those two left empty).
+/// coefficients. /2 reports are still read (renamed as read; those two
+/// absent).
 inline constexpr const char *kReportSchema = "q2.profile/3";
 inline constexpr const char *kReportSchemaV2 = "q2.profile/2";
 inline constexpr const char *kSnapshotSchema = "q2.snapshots/1";
@@ -134,9 +135,11 @@ struct ProfileReport {
   std::string input;
   /// The first error diagnostic, when the run failed.
   std::optional<std::string> error;
-  /// The program's metadata (the .q2.qpe section's fields, plus the derived
-  /// ir_scale); absent when the input is not a QPE program.
-  std::optional<qpe::QPEMetadata> parameters;
+  /// The program's metadata as a JSON object (the .q2.qpe section's fields,
+  /// plus the derived ir_scale); absent when the input is not a QPE
+  /// program. The QPE model owns its keys (qpe::toJSON writes it,
+  /// qpe::fromJSON reads it typed); the profiling core only carries it.
+  std::optional<json::RawObject> parameters;
   /// Every pipeline option plus the driver's own (profile_passes, ...).
   std::map<std::string, OptionValue> options;
   std::optional<CacheRecord> cache;

@@ -160,29 +160,9 @@ Q2_JSON_FIELDS(SessionRecord) {
   v("profiler_overhead_s", r.profilerOverheadS);
 }
 
-// "parameters" is QPEMetadata's own field list (q2/QPE/QPEMetadata.h). A
-// q2.profile/2 report named it differently; read it through this list.
-struct ParametersV2 {
-  qpe::QPEMetadata md;
-};
-Q2_JSON_FIELDS(ParametersV2) {
-  v("molecule", r.md.molecule);
-  v("n_system_qubits", r.md.nSystem);
-  v("n_estimation_wires", r.md.nEst);
-  v("n_trotter", r.md.nTrotter);
-  v("n_terms", r.md.nTerms);
-  v("mode", r.md.mode);
-  v("order", r.md.order);
-  v("power", r.md.power);
-  v("unroll", r.md.unroll);
-  v("base_time", r.md.baseTime);
-  v("energy_shift", r.md.energyShift);
-  v("resolution", r.md.resolution);
-  v.unlessDefault("trotter_steps", r.md.trotterSteps, std::vector<uint64_t>());
-  v.optional("trotter_bound", r.md.trotterBound);
-  v.optional("exact_energy", r.md.exactEnergy);
-  v.optional("hf_energy", r.md.hfEnergy);
-}
+/// A q2.profile/2 report's "parameters" under /3's keys (QPEMetadata.def):
+/// n_system_qubits -> n_system, n_estimation_wires -> n_est.
+json::RawObject upgradeParametersV2(const json::RawObject &v2);
 
 Q2_JSON_FIELDS(CacheRecord) {
   v("path", r.path);
@@ -258,19 +238,14 @@ Q2_JSON_FIELDS(ProfileReport) {
   v("tool", r.tool);
   v("input", r.input);
   v("error", r.error);
+  v.optional("parameters", r.parameters);
   if constexpr (V::reading) {
     if (r.schema == kReportSchemaV2) {
       // Upgraded as read: written back, it is a /3 report.
-      std::optional<ParametersV2> old;
-      v.optional("parameters", old);
-      if (old)
-        r.parameters = std::move(old->md);
+      if (r.parameters)
+        r.parameters = upgradeParametersV2(*r.parameters);
       r.schema = kReportSchema;
-    } else {
-      v.optional("parameters", r.parameters);
     }
-  } else {
-    v.optional("parameters", r.parameters);
   }
   v("options", r.options);
   v.optional("cache", r.cache);

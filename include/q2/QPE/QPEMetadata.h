@@ -153,6 +153,14 @@ void fields(V &v, R &r) {
   v.derived("ir_scale", r.irScale());
 }
 
+/// The metadata as one JSON object (the field list above), as the profile
+/// report's "parameters" holds it.
+std::string toJSON(const QPEMetadata &md);
+/// Reads what toJSON wrote (not validated: a q2.profile/2 report's
+/// parameters lack the words); `source` names it in errors.
+llvm::Expected<QPEMetadata> fromJSON(llvm::StringRef text,
+                                     llvm::StringRef source);
+
 /// The JSON stored in an object's .q2.qpe section.
 std::string toObjectJSON(const QPEMetadata &md);
 /// Parses and validates it; `source` names it in errors.

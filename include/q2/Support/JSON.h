@@ -20,6 +20,8 @@
 #ifndef Q2_SUPPORT_JSON_H
 #define Q2_SUPPORT_JSON_H
 
+#include "q2/Support/RawJSON.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -195,12 +197,16 @@ std::tuple<Ts *...> variantTags(std::variant<Ts...> *) {
   return {static_cast<Ts *>(nullptr)...};
 }
 
-/// Scalars, strings, vectors, optionals, string-keyed maps, and records with
-/// a `fields(V&, R&)` overload found by ADL.
+/// Scalars, strings, vectors, optionals, string-keyed maps, raw objects,
+/// and records with a `fields(V&, R&)` overload found by ADL.
 template <class T> Value toValue(const T &x) {
   if constexpr (std::is_same_v<T, bool> || std::is_arithmetic_v<T> ||
                 std::is_same_v<T, std::string>) {
     return Value(x);
+  } else if constexpr (std::is_same_v<T, RawObject>) {
+    // Its owner wrote it; a text that does not parse is not written.
+    Value v = Value::parse(x.text, nullptr, /*allow_exceptions=*/false);
+    return v.is_object() ? v : Value::object();
   } else if constexpr (std::is_enum_v<T>) {
     return Value(toString(x).str());
   } else if constexpr (detail::IsOptional<T>::value) {
@@ -226,7 +232,14 @@ template <class T> Value toValue(const T &x) {
 }
 
 template <class T> llvm::Error fromValue(const Cursor &c, T &x) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, RawObject>) {
+    if (!c.value().is_object())
+      return c.error("expected an object");
+    auto text = dump(c.value(), -1);
+    if (!text)
+      return text.takeError();
+    x.text = std::move(*text);
+  } else if constexpr (std::is_same_v<T, bool>) {
     auto b = c.boolean();
     if (!b)
       return b.takeError();

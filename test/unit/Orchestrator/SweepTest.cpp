@@ -8,6 +8,7 @@
 
 #include "UnitTestUtil.h"
 #include "q2/Orchestrator/Sweep.h"
+#include "q2/QPE/QPEMetadata.h"
 #include "q2/Support/FileIO.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -55,7 +56,7 @@ profiling::ProfileReport stubReport(const std::string &mode) {
   q2::qpe::QPEMetadata p;
   p.mode = *q2::qpe::parseMode(mode);
   p.nTerms = 15;
-  r.parameters = p;
+  r.parameters = q2::json::RawObject{q2::qpe::toJSON(p)};
   const std::pair<const char *, profiling::StageKind> kinds[] = {
       {"Input", profiling::StageKind::Input},
       {"HLOLowering", profiling::StageKind::Compile},
@@ -147,7 +148,9 @@ TEST_F(SweepTest, FailuresAreRecordedAndTheSweepGoesOn) {
   ASSERT_TRUE(ok.x.has_value());
   EXPECT_DOUBLE_EQ(*ok.x, 2 * 1 * 15);
   ASSERT_TRUE(ok.report && ok.report->parameters);
-  EXPECT_EQ(ok.report->parameters->mode, q2::qpe::Mode::Fixed);
+  auto md = q2::qpe::fromJSON(ok.report->parameters->text, "parameters");
+  ASSERT_TRUE(bool(md)) << llvm::toString(md.takeError());
+  EXPECT_EQ(md->mode, q2::qpe::Mode::Fixed);
   ASSERT_TRUE(ok.phases.a.has_value());
   EXPECT_EQ(ok.phases.a->reason, StopReason::Exit);
   // The compile stages only, not Input and Execute.

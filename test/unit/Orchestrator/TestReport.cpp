@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "q2/Profiling/Report.h"
+#include "q2/QPE/QPEMetadata.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -44,7 +45,7 @@ int main(int Argc, char **Argv) {
   P.nSystem = 4;
   P.order = 2;
   P.power = q2::qpe::Power::Time;
-  R.parameters = P;
+  R.parameters = q2::json::RawObject{q2::qpe::toJSON(P)};
   for (int I = 6; I < Argc; ++I) {
     llvm::SmallVector<llvm::StringRef, 4> F;
     llvm::StringRef(Argv[I]).split(F, ':');

@@ -3,6 +3,7 @@
 #include "q2/Profiling/Report.h"
 #include "q2/Profiling/MLIR/SnapshotPass.h"
 #include "q2/Profiling/Session.h"
+#include "q2/QPE/QPEMetadata.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -181,8 +182,15 @@ ProfileReport sampleReport() {
   q.exactEnergy = -1.13727;
   q.hfEnergy = -1.11668;
   q.trotterBound = 4.6e-4;
-  r.parameters = q;
+  r.parameters = q2::json::RawObject{q2::qpe::toJSON(q)};
   return r;
+}
+
+/// The report's parameters, typed (the QPE model reads them).
+q2::qpe::QPEMetadata paramsOf(const ProfileReport &r) {
+  auto md = q2::qpe::fromJSON(r.parameters->text, "parameters");
+  EXPECT_TRUE(bool(md)) << llvm::toString(md.takeError());
+  return md ? *md : q2::qpe::QPEMetadata();
 }
 
 // The error estimate of a Phase C set (and the parameters' step table and
@@ -202,12 +210,12 @@ TEST(ProfReport, EnergyErrorFieldsRoundTripAndAreOptional) {
   EXPECT_DOUBLE_EQ(s.peakMass, 0.98);
   EXPECT_DOUBLE_EQ(s.peakEnergy, -1.13711);
   EXPECT_DOUBLE_EQ(s.resolution, 1.8e-3);
-  EXPECT_EQ(back->parameters->trotterSteps, (std::vector<uint64_t>{13, 26}));
-  EXPECT_EQ(back->parameters->hfEnergy, -1.11668);
+  EXPECT_EQ(paramsOf(*back).trotterSteps, (std::vector<uint64_t>{13, 26}));
+  EXPECT_EQ(paramsOf(*back).hfEnergy, -1.11668);
 
   r.phaseC->sets[0] = PhaseCSetRecord();
   r.phaseC->sets[0].label = "old";
-  r.parameters = q2::qpe::QPEMetadata();
+  r.parameters = q2::json::RawObject{q2::qpe::toJSON(q2::qpe::QPEMetadata())};
   std::string text = toJSONText(r);
   EXPECT_EQ(text.find("peak_mass"), std::string::npos);
   EXPECT_EQ(text.find("trotter_steps"), std::string::npos);
@@ -224,13 +232,15 @@ TEST(ProfReport, EnergyErrorFieldsRoundTripAndAreOptional) {
 // or coefficients, still reads and is written back as /3.
 TEST(ProfReport, ParametersAreTheMetadataAndOldReportsRead) {
   ProfileReport r = sampleReport();
-  r.parameters->nSystem = 4;
-  r.parameters->nEst = 2;
-  r.parameters->nTrotter = 26;
-  r.parameters->nTerms = 1;
-  r.parameters->words = {"ZIII"};
-  r.parameters->defaultCoeffs = {0.5};
-  std::string text = toJSONText(*r.parameters);
+  q2::qpe::QPEMetadata q = paramsOf(r);
+  q.nSystem = 4;
+  q.nEst = 2;
+  q.nTrotter = 26;
+  q.nTerms = 1;
+  q.words = {"ZIII"};
+  q.defaultCoeffs = {0.5};
+  r.parameters = q2::json::RawObject{q2::qpe::toJSON(q)};
+  std::string text = toJSONText(r);
   for (const char *key : {"\"n_system\":4", "\"n_est\":2", "\"words\":[\"ZIII\"]",
                           "\"default_coeffs\":[0.5]", "\"ir_scale\":39"})
     EXPECT_NE(text.find(key), std::string::npos) << key << " in " << text;
@@ -257,10 +267,12 @@ TEST(ProfReport, ParametersAreTheMetadataAndOldReportsRead) {
   auto back = readReport(f);
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(back->schema, kReportSchema);
-  EXPECT_EQ(back->parameters->nSystem, 4u);
-  EXPECT_EQ(back->parameters->nEst, 2u);
-  EXPECT_EQ(back->parameters->trotterSteps, (std::vector<uint64_t>{13, 26}));
-  EXPECT_TRUE(back->parameters->words.empty());
+  q2::qpe::QPEMetadata p = paramsOf(*back);
+  EXPECT_EQ(p.nSystem, 4u);
+  EXPECT_EQ(p.nEst, 2u);
+  EXPECT_EQ(p.trotterSteps, (std::vector<uint64_t>{13, 26}));
+  EXPECT_TRUE(p.words.empty());
+  EXPECT_EQ(back->parameters->text.find("n_system_qubits"), std::string::npos);
 }
 
 TEST(ProfReport, CompileSecondsSumsOnlyCompileStages) {
