@@ -18,12 +18,55 @@ if(Q2_PCH)
     "${CMAKE_CURRENT_LIST_DIR}/Q2MLIRPch.h")
 endif()
 
-# q2_add_library(name SOURCES... [MLIR] [LINK libs...])
+# The layers (docs/architecture.md): every q2 library with its directory,
+# the headers it owns and the libraries it links, for
+# scripts/check-layering.py (the ctest test `layering`).
+function(q2_record_layer name dir)
+  cmake_parse_arguments(ARG "" "" "LINK;HEADERS" ${ARGN})
+  file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}" "${dir}")
+  set_property(GLOBAL APPEND PROPERTY Q2_LAYER_LIBRARIES ${name})
+  set_property(GLOBAL PROPERTY Q2_LAYER_${name}_DIR "${rel}")
+  set_property(GLOBAL PROPERTY Q2_LAYER_${name}_LINK "${ARG_LINK}")
+  set_property(GLOBAL PROPERTY Q2_LAYER_${name}_HEADERS "${ARG_HEADERS}")
+endfunction()
+
+# Writes <build>/q2-layers.json; call after every library is added.
+function(q2_write_layers)
+  get_property(libs GLOBAL PROPERTY Q2_LAYER_LIBRARIES)
+  set(entries "")
+  foreach(lib IN LISTS libs)
+    get_property(dir GLOBAL PROPERTY Q2_LAYER_${lib}_DIR)
+    get_property(links GLOBAL PROPERTY Q2_LAYER_${lib}_LINK)
+    get_property(headers GLOBAL PROPERTY Q2_LAYER_${lib}_HEADERS)
+    set(l "")
+    foreach(x IN LISTS links)
+      if(x IN_LIST libs)
+        list(APPEND l "\"${x}\"")
+      endif()
+    endforeach()
+    set(h "")
+    foreach(x IN LISTS headers)
+      list(APPEND h "\"${x}\"")
+    endforeach()
+    list(JOIN l ", " l)
+    list(JOIN h ", " h)
+    list(APPEND entries
+         "    \"${lib}\": {\"dir\": \"${dir}\", \"headers\": [${h}], \"links\": [${l}]}")
+  endforeach()
+  list(JOIN entries ",\n" entries)
+  file(WRITE "${PROJECT_BINARY_DIR}/q2-layers.json"
+       "{\n  \"libraries\": {\n${entries}\n  }\n}\n")
+endfunction()
+
+# q2_add_library(name SOURCES... [MLIR] [LINK libs...] [HEADERS paths...])
 # A project library. With MLIR it links the shared libMLIR.so + libLLVM.so.
 # Installed (lib/) and exported as Q2::<name without "Q2"> in the CMake
-# package (cmake/Q2Config.cmake.in, docs/install.md).
+# package (cmake/Q2Config.cmake.in, docs/install.md). Its headers are
+# include/q2/<its directory below lib/>, plus HEADERS (for the layer check).
 function(q2_add_library name)
-  cmake_parse_arguments(ARG "MLIR;SHARED" "" "LINK;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "MLIR;SHARED" "" "LINK;DEPENDS;HEADERS" ${ARGN})
+  q2_record_layer(${name} "${CMAKE_CURRENT_SOURCE_DIR}" LINK ${ARG_LINK}
+                  HEADERS ${ARG_HEADERS})
   if(ARG_SHARED)
     add_library(${name} SHARED ${ARG_UNPARSED_ARGUMENTS})
   else()
