@@ -84,6 +84,10 @@ q2::profiling::upgradeParametersV2(const json::RawObject &v2) {
     v[to] = *it;
     v.erase(from);
   }
+  // /2 had no words or coefficients: /3 writes them, empty here.
+  for (const char *key : {"words", "default_coeffs"})
+    if (!v.contains(key))
+      v[key] = json::Value::array();
   auto text = json::dump(v, -1);
   if (!text) {
     llvm::consumeError(text.takeError());

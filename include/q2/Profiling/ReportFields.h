@@ -161,7 +161,8 @@ Q2_JSON_FIELDS(SessionRecord) {
 }
 
 /// A q2.profile/2 report's "parameters" under /3's keys (QPEMetadata.def):
-/// n_system_qubits -> n_system, n_estimation_wires -> n_est.
+/// n_system_qubits -> n_system, n_estimation_wires -> n_est, and the words
+/// and coefficients /2 did not have, empty.
 json::RawObject upgradeParametersV2(const json::RawObject &v2);
 
 Q2_JSON_FIELDS(CacheRecord) {
