@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     so.pipeline = opts;
     auto prog = q2::session::CompileSession::run(
         q2::session::ProgramSource::fromText(text, "fuzz.mlir"), so,
-        registry(), /*loadCircuit=*/false);
+        registry());
     if (!prog) {
       llvm::consumeError(prog.takeError());
       return 0;

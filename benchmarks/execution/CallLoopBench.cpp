@@ -51,10 +51,9 @@ int main(int argc, char **argv) {
   registerQ2Dialects(registry);
   registerQ2Passes();
   session::SessionOptions so;
-  so.runtimeLib = runtime;
   auto prog = session::CompileSession::run(
       session::ProgramSource::fromText((*text)->getBuffer().str(), program), so,
-      registry, /*loadCircuit=*/false);
+      registry);
   if (!prog) {
     llvm::errs() << llvm::toString(prog.takeError()) << "\n";
     return 1;
