@@ -36,14 +36,20 @@ cl::OptionCategory &category() {
   return cat;
 }
 
+/// A help text that lives as long as the options (cl::desc keeps a
+/// StringRef).
+llvm::StringRef kept(std::string text) {
+  static std::list<std::string> texts;
+  return texts.emplace_back(std::move(text));
+}
+
 /// A flag's help as its .def says it, then its default (switches are off,
 /// an empty text is no value).
 llvm::StringRef withDefault(const char *help, bool) { return help; }
 llvm::StringRef withDefault(const char *help, const std::string &dflt) {
   if (dflt.empty())
     return help;
-  static std::list<std::string> kept; // cl::desc keeps a StringRef
-  return kept.emplace_back(std::string(help) + " (default " + dflt + ")");
+  return kept(std::string(help) + " (default " + dflt + ")");
 }
 template <class T> llvm::StringRef withDefault(const char *help, T dflt) {
   std::string text;
@@ -51,8 +57,7 @@ template <class T> llvm::StringRef withDefault(const char *help, T dflt) {
     text = session::toString(dflt).str();
   else
     text = (std::ostringstream() << dflt).str();
-  static std::list<std::string> kept;
-  return kept.emplace_back(std::string(help) + " (default " + text + ")");
+  return kept(std::string(help) + " (default " + text + ")");
 }
 
 struct CLOptions {
@@ -81,10 +86,12 @@ struct CLOptions {
       cl::init(Emit::Default), cl::cat(category())};
   cl::opt<bool> profileStages{
       "profile-stages",
-      cl::desc("Measure every stage (time, memory layers, IR size) and print "
-               "the table; runs the object 5 times unless --run says "
-               "otherwise (a program too large to run is profiled and its "
-               "Phase C reported as skipped; with --run N it is an error)"),
+      cl::desc(kept(llvm::formatv(
+          "Measure every stage (time, memory layers, IR size) and print the "
+          "table; runs the object {0} times unless --run says otherwise (a "
+          "program too large to run is profiled and its Phase C reported as "
+          "skipped; with --run N it is an error)",
+          execution::kImpliedRuns))),
       cl::cat(category())};
   cl::opt<std::string> report{
       "report",
@@ -130,6 +137,11 @@ struct CLOptions {
   if (*VD)                                                                     \
     F.setValueStr(VD);
 #include "q2/Execution/ExecuteOptions.def"
+    // Profiling implies some runs: "(default 0; 5 with profiling)".
+    runs.setDescription(kept(runs.HelpStr.drop_back().str() +
+                             llvm::formatv("; {0} with profiling)",
+                                           execution::kImpliedRuns)
+                                 .str()));
   }
   void add(Keep v, const char *name, const char *help) {
     keep.getParser().addLiteralOption(name, v, help);
@@ -341,7 +353,8 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
 
   if (given(o.runs) && o.runs < 0)
     return needs("--run", "must be >= 0, got " + llvm::Twine(o.runs.getValue()));
-  d.runs = given(o.runs) ? o.runs.getValue() : (d.profile ? 5 : 0);
+  d.runs = given(o.runs) ? o.runs.getValue()
+                         : (d.profile ? execution::kImpliedRuns : 0);
   d.skipUnrunnable = d.runs > 0 && !given(o.runs) && !given(o.coeffsPath) &&
                      !given(o.threads) && !given(o.runtimeLib);
   d.runGiven = given(o.runs);

@@ -24,6 +24,10 @@
 
 namespace q2::execution {
 
+/// Calls per coefficient set when profiling implies Phase C (q2-opt
+/// --profile-stages without --run).
+inline constexpr int kImpliedRuns = 5;
+
 /// What Phase C takes (declared once, in ExecuteOptions.def).
 struct ExecuteOptions {
 #define Q2_EXECUTE_OPTION(Type, Field, Default, Flag, ValueDesc, Help)         \
