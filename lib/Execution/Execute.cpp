@@ -290,19 +290,8 @@ session::ExecuteOutcome PhaseC::execute(llvm::ArrayRef<char> object,
                                         bool digestChecked) {
   if (skipped)
     return skip();
-  if (opts.runs == 0) {
-    // Loaded for the caller only: nothing measured, nothing recorded.
-    session::ExecuteOutcome o;
-    if (!opts.keepCircuit)
-      return o;
-    auto c = jit::Circuit::load(object, md, opts.runtimeLib, opts.maxQubits,
-                                digestChecked);
-    if (!c)
-      o.error = c.takeError();
-    else
-      circuit = std::move(*c);
-    return o;
-  }
+  if (opts.runs == 0)
+    return {};
   const int runs = opts.runs;
   llvm::raw_null_ostream nowhere;
   llvm::raw_ostream &os = out ? *out : nowhere;

@@ -504,7 +504,6 @@ PYBIND11_MODULE(_q2, m) {
         eo.runtimeLib = runtimeLib;
         eo.maxQubits = maxQubits;
         eo.quiet = true; // no progress line in the interpreter
-        eo.keepCircuit = true;
         execution::PhaseC phaseC(eo);
         session::SessionHooks hooks;
         hooks.executor = &phaseC;
@@ -521,7 +520,17 @@ PYBIND11_MODULE(_q2, m) {
           raise(prog->takeError());
         session::CompiledObject &p = **prog;
         auto c = std::make_unique<PyCircuit>();
+        // The circuit Phase C ran, or (run=0) the object loaded now.
         c->circuit = phaseC.takeCircuit();
+        if (!c->circuit) {
+          std::optional<llvm::Expected<std::unique_ptr<jit::Circuit>>> loaded;
+          {
+            py::gil_scoped_release release;
+            loaded.emplace(jit::Circuit::load(p.object, p.metadata, runtimeLib,
+                                              maxQubits));
+          }
+          c->circuit = unwrap(std::move(*loaded));
+        }
         c->nOut = py::ssize_t(1) << p.metadata.nEst;
         PyCompileResult result;
         result.report = py::none();

@@ -37,9 +37,6 @@ struct ExecuteOptions {
   /// skipped instead of failing: when the runs are only implied (q2-opt
   /// --profile-stages without --run, --coeffs, --threads, --runtime-lib).
   bool skipUnrunnable = false;
-  /// Load the circuit also with runs = 0, for the caller to call
-  /// (takeCircuit(); Python's compile()).
-  bool keepCircuit = false;
 };
 
 /// One coefficient set of Phase C.
@@ -53,9 +50,8 @@ struct CoeffSet {
 llvm::Expected<std::vector<CoeffSet>> readCoeffSets(llvm::StringRef path,
                                                     unsigned nTerms);
 
-/// Phase C as the session's Executor. With runs = 0 nothing runs and
-/// nothing is recorded; with keepCircuit the circuit is still loaded (not
-/// measured) for the caller to call.
+/// Phase C as the session's Executor. With runs = 0 nothing is loaded,
+/// run or recorded.
 class PhaseC : public session::Executor {
 public:
   /// `out`: where the results are printed (null: nowhere).
@@ -72,7 +68,8 @@ public:
                                   bool digestChecked) override;
 
   ExecuteOptions &options() { return opts; }
-  /// The circuit loaded by execute() (null before, or after a failure).
+  /// The circuit execute() loaded and ran (null before, with runs = 0, or
+  /// after a failure to load), for the caller to call again.
   std::unique_ptr<jit::Circuit> takeCircuit() { return std::move(circuit); }
 
 private:

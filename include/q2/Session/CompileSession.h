@@ -186,8 +186,9 @@ public:
   /// (hooks.executor->execute), and finish (the report). A hosted session
   /// (the constructor taking a module) compiles its module in place, named
   /// source.name: the Input snapshot, the stages through
-  /// HostedCompile::runNested, the snapshots and the output. On failure the report holds the error; a parse error is a
-  /// DiagnosedError (its diagnostics went to the sink).
+  /// HostedCompile::runNested, the snapshots and the output. On failure
+  /// the report holds the error; a parse error is a DiagnosedError (its
+  /// diagnostics went to the sink). Call once per session.
   llvm::Error run(const ProgramSource &source, SessionHooks hooks = {});
 
   /// One session on `source`, for callers that want only its products:
@@ -218,7 +219,6 @@ public:
   llvm::StringRef programText() const { return text; }
   /// The program's metadata (after the parse, or read from an object).
   const qpe::QPEMetadata &metadata() const { return *md; }
-  bool hasMetadata() const { return md.has_value(); }
   pipeline::CompileResult &result() { return compiled; }
   /// Null unless profiling.
   profiling::ProfilingSession *profiler() { return prof.get(); }

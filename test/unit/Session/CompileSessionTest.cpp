@@ -56,7 +56,6 @@ execution::ExecuteOptions runOptions(int runs) {
   eo.runs = runs;
   eo.runtimeLib = Q2_TEST_RUNTIME_LIB;
   eo.quiet = true;
-  eo.keepCircuit = true;
   return eo;
 }
 
