@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "%s\n", llvm::toString(h.takeError()).c_str());
       return 1;
     }
-    auto p = q2::hamiltonian::computeQPEParameters(*h, 8u);
+    auto p = q2::qpe::computeQPEParameters(*h, 8u);
     if (!p) {
       std::fprintf(stderr, "%s\n", llvm::toString(p.takeError()).c_str());
       return 1;

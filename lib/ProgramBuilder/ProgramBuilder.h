@@ -58,9 +58,9 @@ inline bool isIdentity(llvm::StringRef word) {
 class ProgramBuilder {
 public:
   ProgramBuilder(MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
-                 const hamiltonian::QPEParameters &p, const QPEOptions &o)
-      : b(&ctx), loc(b.getUnknownLoc()), h(h), p(p), o(o),
-        nSys(h.numQubits), nEst(p.nEst), terms(h.terms) {
+                 const qpe::QPEParameters &p, const QPEOptions &o)
+      : b(&ctx), loc(b.getUnknownLoc()), h(h), p(p), o(o), nSys(h.numQubits),
+        nEst(p.nEst), terms(h.terms) {
     // The identity slot always exists: it carries the energy shift.
     if (llvm::none_of(terms, [](const PauliTerm &t) { return isIdentity(t.word); }))
       terms.push_back({std::string(nSys, 'I'), 0.0});
@@ -149,7 +149,7 @@ private:
   OpBuilder b;
   Location loc;
   const hamiltonian::QubitHamiltonian &h;
-  const hamiltonian::QPEParameters &p;
+  const qpe::QPEParameters &p;
   const QPEOptions &o;
   unsigned nSys, nEst;
   std::vector<PauliTerm> terms;
@@ -168,9 +168,8 @@ private:
 /// anything is built; then `step` builds (and writes) with the builder.
 llvm::Error withProgramBuilder(
     MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
-    const hamiltonian::QPEParameters &params, const QPEOptions &givenOptions,
-    llvm::function_ref<llvm::Error(ProgramBuilder &, const QPEOptions &)>
-        step);
+    const qpe::QPEParameters &params, const QPEOptions &givenOptions,
+    llvm::function_ref<llvm::Error(ProgramBuilder &, const QPEOptions &)> step);
 
 /// The generated module verifies (an internal error otherwise).
 llvm::Error verifyProgram(ModuleOp module);

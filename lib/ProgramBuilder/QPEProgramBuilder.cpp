@@ -425,7 +425,7 @@ static void loadDialects(MLIRContext &ctx) {
 
 llvm::Error q2::qpe::detail::withProgramBuilder(
     MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
-    const hamiltonian::QPEParameters &params, const QPEOptions &givenOptions,
+    const qpe::QPEParameters &params, const QPEOptions &givenOptions,
     llvm::function_ref<llvm::Error(ProgramBuilder &, const QPEOptions &)>
         step) {
   auto options = checkQPEProgram(h, params, givenOptions);
@@ -446,11 +446,9 @@ llvm::Error q2::qpe::detail::verifyProgram(ModuleOp module) {
   return llvm::Error::success();
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>>
-q2::qpe::buildQPEProgram(MLIRContext &ctx,
-                         const hamiltonian::QubitHamiltonian &h,
-                         const hamiltonian::QPEParameters &params,
-                         const QPEOptions &givenOptions) {
+llvm::Expected<OwningOpRef<ModuleOp>> q2::qpe::buildQPEProgram(
+    MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
+    const qpe::QPEParameters &params, const QPEOptions &givenOptions) {
   OwningOpRef<ModuleOp> module;
   if (llvm::Error e = withProgramBuilder(
           ctx, h, params, givenOptions,

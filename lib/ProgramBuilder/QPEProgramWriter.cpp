@@ -76,7 +76,7 @@ static llvm::Error writeStreamed(raw_ostream &out, ProgramBuilder &builder,
 
 llvm::Error q2::qpe::writeQPEProgram(raw_ostream &out, MLIRContext &ctx,
                                      const hamiltonian::QubitHamiltonian &h,
-                                     const hamiltonian::QPEParameters &params,
+                                     const qpe::QPEParameters &params,
                                      const QPEOptions &givenOptions) {
   return withProgramBuilder(
       ctx, h, params, givenOptions,

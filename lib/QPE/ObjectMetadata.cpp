@@ -151,11 +151,11 @@ q2::qpe::readObjectMetadata(llvm::ArrayRef<char> object,
 //===----------------------------------------------------------------------===//
 
 double q2::qpe::energyOfOutcome(const QPEMetadata &md, uint64_t m) {
-  q2::hamiltonian::QPEParameters p{};
+  qpe::QPEParameters p{};
   p.baseTime = md.baseTime;
   p.energyShift = md.energyShift;
   p.nEst = md.nEst;
-  return q2::hamiltonian::decodeEnergy(m, p);
+  return qpe::decodeEnergy(m, p);
 }
 
 QPEResult q2::qpe::decodeView(llvm::ArrayRef<double> probs,
@@ -214,10 +214,10 @@ llvm::Expected<double> q2::qpe::trotterBoundFor(const QPEMetadata &md,
   h.numQubits = md.nSystem;
   for (size_t i = 0; i < coeffs.size(); ++i)
     h.terms.push_back({md.words[i], coeffs[i]});
-  auto c = ham::trotterCommutators(h, md.order);
+  auto c = qpe::trotterCommutators(h, md.order);
   if (!c)
     return c.takeError();
-  ham::QPEParameters p{};
+  qpe::QPEParameters p{};
   p.baseTime = md.baseTime;
   p.energyShift = md.energyShift;
   p.resolution = md.resolution;
@@ -225,11 +225,11 @@ llvm::Expected<double> q2::qpe::trotterBoundFor(const QPEMetadata &md,
   std::vector<uint64_t> steps;
   for (unsigned k = 0; k < md.nEst; ++k)
     steps.push_back(md.stepsOfWire(k));
-  auto plan = ham::trotterPlanForSteps(
-      *c, p, md.order,
-      md.power == Power::Time ? ham::TrotterPower::Time
-                              : ham::TrotterPower::Repeat,
-      steps);
+  auto plan = qpe::trotterPlanForSteps(*c, p, md.order,
+                                       md.power == Power::Time
+                                           ? qpe::TrotterPower::Time
+                                           : qpe::TrotterPower::Repeat,
+                                       steps);
   if (!plan)
     return plan.takeError();
   return plan->maxEnergyError;

@@ -36,8 +36,8 @@ std::string stepsText(const std::vector<uint64_t> &steps) {
   return s + " (wire 0 .. " + std::to_string(steps.size() - 1) + ")";
 }
 
-const char *powerName(ham::TrotterPower p) {
-  return p == ham::TrotterPower::Time ? "time" : "repeat";
+const char *powerName(qpe::TrotterPower p) {
+  return p == qpe::TrotterPower::Time ? "time" : "repeat";
 }
 
 } // namespace
@@ -56,7 +56,7 @@ std::string q2::qpe::formatProgramInfo(const ham::QubitHamiltonian &h,
       psi4JSON.empty() ? nlohmann::json()
                        : nlohmann::json::parse(psi4JSON.str(), nullptr,
                                                /*allow_exceptions=*/false);
-  const ham::TrotterPlan *tp = plan ? &plan->trotter : nullptr;
+  const qpe::TrotterPlan *tp = plan ? &plan->trotter : nullptr;
   std::string text;
   llvm::raw_string_ostream os(text);
   if (json) {

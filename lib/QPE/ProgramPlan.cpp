@@ -17,8 +17,8 @@ q2::qpe::planProgram(const ham::QubitHamiltonian &h, const ProgramRequest &req,
     return std::move(e);
   ProgramPlan out;
   out.request = req;
-  auto params = ham::computeQPEParameters(h, req.nEst, req.resolution,
-                                          req.window);
+  auto params =
+      qpe::computeQPEParameters(h, req.nEst, req.resolution, req.window);
   if (!params)
     return params.takeError();
   out.params = std::move(*params);
@@ -37,17 +37,17 @@ q2::qpe::planProgram(const ham::QubitHamiltonian &h, const ProgramRequest &req,
   options.order = req.order;
   options.power = req.power;
   options.unroll = req.unroll;
-  ham::TrotterPower power = req.power == Power::Time ? ham::TrotterPower::Time
-                                                     : ham::TrotterPower::Repeat;
-  auto c = ham::trotterCommutators(h, req.order);
+  qpe::TrotterPower power = req.power == Power::Time
+                                ? qpe::TrotterPower::Time
+                                : qpe::TrotterPower::Repeat;
+  auto c = qpe::trotterCommutators(h, req.order);
   if (!c)
     return c.takeError();
   out.automatic = !req.nTrotter;
-  auto plan = req.nTrotter
-                  ? ham::trotterPlanForSteps(*c, out.params, req.order, power,
-                                             *req.nTrotter)
-                  : ham::chooseTrotterSteps(*c, out.params, req.order, power,
-                                            fraction);
+  auto plan = req.nTrotter ? qpe::trotterPlanForSteps(*c, out.params, req.order,
+                                                      power, *req.nTrotter)
+                           : qpe::chooseTrotterSteps(*c, out.params, req.order,
+                                                     power, fraction);
   if (!plan)
     return plan.takeError();
   out.trotter = std::move(*plan);
@@ -100,7 +100,7 @@ std::optional<std::string> ProgramPlan::warning() const {
 
 llvm::Expected<QPEOptions>
 q2::qpe::checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
-                         const hamiltonian::QPEParameters &params,
+                         const qpe::QPEParameters &params,
                          const QPEOptions &givenOptions) {
   auto fail = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
@@ -123,9 +123,9 @@ q2::qpe::checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
   }
   if (h.numQubits == 0 || h.terms.empty())
     return fail("the Hamiltonian has no qubits or no terms");
-  if (params.nEst < 1 || params.nEst > hamiltonian::kMaxEstimationQubits)
+  if (params.nEst < 1 || params.nEst > qpe::kMaxEstimationQubits)
     return fail(llvm::formatv("n_est must be in [1, {0}], got {1}",
-                              hamiltonian::kMaxEstimationQubits, params.nEst));
+                              qpe::kMaxEstimationQubits, params.nEst));
   if (options.nTrotter < 1)
     return fail("n_trotter must be >= 1");
   if (options.order != 1 && options.order != 2)

@@ -239,9 +239,8 @@ llvm::Error ProgramRequest::validate(OptionSpelling s) const {
     return llvm::createStringError(
         llvm::formatv("Trotter order must be 1 or 2, got {0}", order));
   // The message computeQPEParameters gives, before the Hamiltonian is read.
-  if (nEst && (*nEst < 1 || *nEst > hamiltonian::kMaxEstimationQubits))
-    return llvm::createStringError(
-        llvm::formatv("n_est = {0}, supported are 1..{1}", *nEst,
-                      hamiltonian::kMaxEstimationQubits));
+  if (nEst && (*nEst < 1 || *nEst > qpe::kMaxEstimationQubits))
+    return llvm::createStringError(llvm::formatv(
+        "n_est = {0}, supported are 1..{1}", *nEst, qpe::kMaxEstimationQubits));
   return llvm::Error::success();
 }

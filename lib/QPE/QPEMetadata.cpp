@@ -20,7 +20,7 @@ llvm::Error QPEMetadata::validate() const {
     return llvm::createStringError(msg);
   };
   constexpr unsigned kMaxQubits = q2::hamiltonian::kMaxQubits;
-  constexpr unsigned kMaxEst = q2::hamiltonian::kMaxEstimationQubits;
+  constexpr unsigned kMaxEst = qpe::kMaxEstimationQubits;
   if (nSystem < 1)
     return fail("n_system must be >= 1");
   if (nEst < 1 || nEst > kMaxEst)

@@ -8,7 +8,8 @@
 using namespace llvm;
 using q2::qpe::detail::formatReal;
 
-namespace q2::hamiltonian {
+namespace q2::qpe {
+using hamiltonian::QubitHamiltonian;
 
 static constexpr double kTwoPi = 6.283185307179586476925286766559;
 
@@ -87,4 +88,4 @@ double energyToPhase(double energy, const QPEParameters &p) {
   return phi;
 }
 
-} // namespace q2::hamiltonian
+} // namespace q2::qpe

@@ -20,7 +20,12 @@
 using namespace llvm;
 using q2::qpe::detail::formatReal;
 
-namespace q2::hamiltonian {
+namespace q2::qpe {
+using hamiltonian::checkPauliWord;
+using hamiltonian::PauliMask;
+using hamiltonian::PauliTerm;
+using hamiltonian::toMask;
+using hamiltonian::QubitHamiltonian;
 namespace {
 
 struct Term {
@@ -513,4 +518,4 @@ Expected<TrotterPlan> trotterPlanForSteps(const QubitHamiltonian &h,
   return trotterPlanForSteps(*c, p, order, power, nTrotter);
 }
 
-} // namespace q2::hamiltonian
+} // namespace q2::qpe

@@ -28,10 +28,8 @@ namespace q2::qpe {
 /// qubits in all, a Hamiltonian without terms, an unrolled program above
 /// kMaxUnrolledSteps / kMaxUnrolledRotations.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-buildQPEProgram(mlir::MLIRContext &ctx,
-                const hamiltonian::QubitHamiltonian &h,
-                const hamiltonian::QPEParameters &params,
-                const QPEOptions &options);
+buildQPEProgram(mlir::MLIRContext &ctx, const hamiltonian::QubitHamiltonian &h,
+                const qpe::QPEParameters &params, const QPEOptions &options);
 
 /// Writes the program buildQPEProgram builds, as its printer would
 /// (OpPrintingFlags().assumeVerified()), byte for byte. The table form (a
@@ -40,7 +38,7 @@ buildQPEProgram(mlir::MLIRContext &ctx,
 /// buildQPEProgram.
 llvm::Error writeQPEProgram(llvm::raw_ostream &os, mlir::MLIRContext &ctx,
                             const hamiltonian::QubitHamiltonian &h,
-                            const hamiltonian::QPEParameters &params,
+                            const qpe::QPEParameters &params,
                             const QPEOptions &options);
 
 /// Builds the planned program (buildQPEProgram with the plan's parameters

@@ -58,13 +58,12 @@ inline constexpr uint64_t kMaxUnrolledRotations = uint64_t(1) << 22;
 /// counts folded into nTrotter), or the first rule they break.
 llvm::Expected<QPEOptions>
 checkQPEProgram(const hamiltonian::QubitHamiltonian &h,
-                const hamiltonian::QPEParameters &params,
-                const QPEOptions &options);
+                const qpe::QPEParameters &params, const QPEOptions &options);
 
 struct ProgramPlan {
   ProgramRequest request; ///< what was asked
-  hamiltonian::QPEParameters params;
-  hamiltonian::TrotterPlan trotter;
+  qpe::QPEParameters params;
+  qpe::TrotterPlan trotter;
   bool automatic = true; ///< steps chosen from the bound (--n-trotter auto)
   std::optional<hamiltonian::ExactResult> exact;
   std::string exactError; ///< why `exact` is unset
@@ -91,7 +90,7 @@ struct ProgramPlan {
 llvm::Expected<ProgramPlan>
 planProgram(const hamiltonian::QubitHamiltonian &h,
             const ProgramRequest &request,
-            double fraction = hamiltonian::kDefaultTrotterErrorFraction,
+            double fraction = qpe::kDefaultTrotterErrorFraction,
             size_t maxSectorDim = hamiltonian::kDefaultMaxSectorDim);
 
 /// q2-qpe --info: what a chemist checks before compiling: the Hamiltonian,

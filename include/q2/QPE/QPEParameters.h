@@ -12,8 +12,8 @@
 // Default n_est = ceil(log2(W / targetResolution)) (at least 1).
 //
 //===----------------------------------------------------------------------===//
-#ifndef Q2_HAMILTONIAN_QPEPARAMETERS_H
-#define Q2_HAMILTONIAN_QPEPARAMETERS_H
+#ifndef Q2_QPE_QPEPARAMETERS_H
+#define Q2_QPE_QPEPARAMETERS_H
 
 #include "q2/Hamiltonian/QubitHamiltonian.h"
 
@@ -21,7 +21,7 @@
 #include <optional>
 #include <utility>
 
-namespace q2::hamiltonian {
+namespace q2::qpe {
 
 struct QPEParameters {
   double baseTime;    ///< t (Hartree^-1): U = exp(-i (H - shift) t)
@@ -38,7 +38,8 @@ constexpr unsigned kMaxEstimationQubits = 32;
 /// non-positive or non-finite resolution, and windows with lo >= hi or
 /// non-finite ends (an auto-chosen nEst above the limit is an error too).
 llvm::Expected<QPEParameters>
-computeQPEParameters(const QubitHamiltonian &h, std::optional<unsigned> nEst,
+computeQPEParameters(const hamiltonian::QubitHamiltonian &h,
+                     std::optional<unsigned> nEst,
                      double targetResolution = 3e-3,
                      std::optional<std::pair<double, double>> window = {});
 
@@ -46,7 +47,8 @@ computeQPEParameters(const QubitHamiltonian &h, std::optional<unsigned> nEst,
 /// are made safe instead of failing: a zero 1-norm gives a window of +-1 Ha
 /// around c0, nEst is clamped to [1, kMaxEstimationQubits].
 QPEParameters
-chooseQPEParameters(const QubitHamiltonian &h, std::optional<unsigned> nEst,
+chooseQPEParameters(const hamiltonian::QubitHamiltonian &h,
+                    std::optional<unsigned> nEst,
                     double targetResolution = 3e-3,
                     std::optional<std::pair<double, double>> window = {});
 
@@ -56,6 +58,16 @@ double decodeEnergy(uint64_t measuredIndex, const QPEParameters &p);
 /// phi = (shift - E) t / (2 pi), reduced to [0, 1).
 double energyToPhase(double energy, const QPEParameters &p);
 
+} // namespace q2::qpe
+
+// Their names from before they moved out of lib/Hamiltonian.
+namespace q2::hamiltonian {
+using qpe::chooseQPEParameters;
+using qpe::computeQPEParameters;
+using qpe::decodeEnergy;
+using qpe::energyToPhase;
+using qpe::kMaxEstimationQubits;
+using qpe::QPEParameters;
 } // namespace q2::hamiltonian
 
-#endif // Q2_HAMILTONIAN_QPEPARAMETERS_H
+#endif // Q2_QPE_QPEPARAMETERS_H

@@ -32,8 +32,8 @@
 // energies by dE = dphi / t.
 //
 //===----------------------------------------------------------------------===//
-#ifndef Q2_HAMILTONIAN_TROTTERERROR_H
-#define Q2_HAMILTONIAN_TROTTERERROR_H
+#ifndef Q2_QPE_TROTTERERROR_H
+#define Q2_QPE_TROTTERERROR_H
 
 #include "q2/QPE/QPEParameters.h"
 #include "q2/Hamiltonian/QubitHamiltonian.h"
@@ -43,10 +43,10 @@
 #include <cstdint>
 #include <vector>
 
-namespace q2::hamiltonian {
+namespace q2::qpe {
 
-/// How estimation wire k gets U^(2^k) (the same choice as q2::qpe::Power;
-/// this library does not depend on the QPE program library).
+/// How estimation wire k gets U^(2^k) (the bound's view of the request's
+/// Power).
 enum class TrotterPower {
   Time,  ///< wire k: S(t_k / n_k)^(n_k) with t_k = 2^k * baseTime
   Repeat ///< wire k: (S(baseTime / n)^n)^(2^k), one n for every wire
@@ -75,8 +75,8 @@ constexpr unsigned kMaxCommutatorTerms = 1000;
 /// Computes the constants for the terms of \p h in their stored order
 /// (order 1: alpha1 only; order 2: also the nested sums). Errors: order not
 /// 1 or 2, malformed words, non-finite coefficients or results.
-llvm::Expected<TrotterCommutators> trotterCommutators(const QubitHamiltonian &h,
-                                                      unsigned order);
+llvm::Expected<TrotterCommutators>
+trotterCommutators(const hamiltonian::QubitHamiltonian &h, unsigned order);
 
 /// ||e^{-iH dt} - S_order(dt)|| <= dt^2/2 alpha1 (order 1), dt^3 alpha2 (2).
 double trotterStepBound(const TrotterCommutators &c, unsigned order, double dt);
@@ -129,8 +129,8 @@ struct TrotterPlan {
 /// wire). Errors: order not 1/2, fraction not in (0, 1], bad parameters, or
 /// more than kMaxTrotterSteps steps on a wire.
 llvm::Expected<TrotterPlan>
-chooseTrotterSteps(const QubitHamiltonian &h, const QPEParameters &p,
-                   unsigned order, TrotterPower power,
+chooseTrotterSteps(const hamiltonian::QubitHamiltonian &h,
+                   const QPEParameters &p, unsigned order, TrotterPower power,
                    double fraction = kDefaultTrotterErrorFraction);
 /// Same with precomputed constants (computed for at least \p order).
 llvm::Expected<TrotterPlan>
@@ -140,11 +140,10 @@ chooseTrotterSteps(const TrotterCommutators &c, const QPEParameters &p,
 
 /// The bounds for an explicit `--n-trotter N` (the same N on every wire, as
 /// the program uses it). Errors: order not 1/2, N = 0, bad parameters.
-llvm::Expected<TrotterPlan> trotterPlanForSteps(const QubitHamiltonian &h,
-                                                const QPEParameters &p,
-                                                unsigned order,
-                                                TrotterPower power,
-                                                uint64_t nTrotter);
+llvm::Expected<TrotterPlan>
+trotterPlanForSteps(const hamiltonian::QubitHamiltonian &h,
+                    const QPEParameters &p, unsigned order, TrotterPower power,
+                    uint64_t nTrotter);
 llvm::Expected<TrotterPlan> trotterPlanForSteps(const TrotterCommutators &c,
                                                 const QPEParameters &p,
                                                 unsigned order,
@@ -159,6 +158,22 @@ trotterPlanForSteps(const TrotterCommutators &c, const QPEParameters &p,
                     unsigned order, TrotterPower power,
                     const std::vector<uint64_t> &steps);
 
+} // namespace q2::qpe
+
+// Their names from before they moved out of lib/Hamiltonian.
+namespace q2::hamiltonian {
+using qpe::chooseTrotterSteps;
+using qpe::eigenphaseErrorBound;
+using qpe::kDefaultTrotterErrorFraction;
+using qpe::kMaxCommutatorTerms;
+using qpe::kMaxTrotterSteps;
+using qpe::TrotterCommutators;
+using qpe::trotterCommutators;
+using qpe::trotterErrorBound;
+using qpe::TrotterPlan;
+using qpe::trotterPlanForSteps;
+using qpe::TrotterPower;
+using qpe::trotterStepBound;
 } // namespace q2::hamiltonian
 
-#endif // Q2_HAMILTONIAN_TROTTERERROR_H
+#endif // Q2_QPE_TROTTERERROR_H

@@ -29,8 +29,8 @@ std::string example(const std::string &name) {
          name;
 }
 
-std::string printed(const ham::QubitHamiltonian &h,
-                    const ham::QPEParameters &p, const qpe::QPEOptions &o) {
+std::string printed(const ham::QubitHamiltonian &h, const qpe::QPEParameters &p,
+                    const qpe::QPEOptions &o) {
   mlir::MLIRContext ctx;
   auto m = qpe::buildQPEProgram(ctx, h, p, o);
   EXPECT_TRUE(bool(m)) << (m ? "" : llvm::toString(m.takeError()));
@@ -43,7 +43,7 @@ std::string printed(const ham::QubitHamiltonian &h,
 }
 
 std::string streamed(const ham::QubitHamiltonian &h,
-                     const ham::QPEParameters &p, const qpe::QPEOptions &o) {
+                     const qpe::QPEParameters &p, const qpe::QPEOptions &o) {
   mlir::MLIRContext ctx;
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -54,7 +54,7 @@ std::string streamed(const ham::QubitHamiltonian &h,
 
 /// Every mode, order, power and step form of one Hamiltonian.
 void checkAllModes(const ham::QubitHamiltonian &h, unsigned nEst) {
-  auto p = ham::computeQPEParameters(h, nEst, 3e-3, std::nullopt);
+  auto p = qpe::computeQPEParameters(h, nEst, 3e-3, std::nullopt);
   ASSERT_TRUE(bool(p)) << llvm::toString(p.takeError());
   for (qpe::Mode mode : {qpe::Mode::Fixed, qpe::Mode::Dynamic})
     for (unsigned order : {1u, 2u})
@@ -127,7 +127,7 @@ TEST(ProgramText, PlannedProgramsAndUnrolledMatchThePrinter) {
 TEST(ProgramText, RefusesWhatTheBuilderRefuses) {
   auto h = ham::loadHamiltonian(example("h2_0.7414.FCIDUMP"));
   ASSERT_TRUE(bool(h));
-  auto p = ham::computeQPEParameters(*h, 3, 3e-3, std::nullopt);
+  auto p = qpe::computeQPEParameters(*h, 3, 3e-3, std::nullopt);
   ASSERT_TRUE(bool(p));
   qpe::QPEOptions o;
   o.order = 3;
