@@ -40,11 +40,15 @@ def check_number(fn, name, v, positive=False, nonnegative=False):
 
 
 def check_pid(fn, pid):
+    """'self', an int or the decimal text of one (q2m3 types pid as
+    int | str)."""
     if pid == "self":
         return "self"
+    if isinstance(pid, str) and pid.strip().isdigit():
+        pid = int(pid)
     if isinstance(pid, bool) or not isinstance(pid, numbers.Integral):
-        raise TypeError(f"{fn}: pid must be 'self' or an int, got "
-                        f"{type(pid).__name__} {pid!r}")
+        raise TypeError(f"{fn}: pid must be 'self', an int or its decimal "
+                        f"text, got {type(pid).__name__} {pid!r}")
     if pid <= 0:
         raise ValueError(f"{fn}: pid must be positive, got {pid}")
     return int(pid)

@@ -39,6 +39,11 @@ MONITOR_INTERVAL_S = 0.01
 
 
 
+class _Named:
+    def __init__(self, name):
+        self.name = name
+
+
 def _progress(cb, msg):
     if cb is not None:
         cb(msg)
@@ -46,7 +51,7 @@ def _progress(cb, msg):
 
 def _failed(mol, n_est, n_trotter, mode, error):
     return ProfileResult(molecule=mol.name,
-                         n_system_qubits=mol.n_system_qubits,
+                         n_system_qubits=getattr(mol, "n_system_qubits", 0),
                          n_estimation_wires=n_est, n_trotter=n_trotter,
                          n_terms=0, ir_scale=0, mode=mode, error=error,
                          pid=os.getpid())
@@ -79,7 +84,7 @@ def _one_mode(mol, mode, n_est, n_trotter, a, ir_dir, on_progress):
         n_estimation_wires=int(p.n_est),
         n_trotter=int(p.n_trotter), n_terms=int(p.n_terms),
         ir_scale=int(p.ir_scale), mode=mode, phase_a=snap_a, phase_b=snap_b,
-        phase_c=snap_c, timeline_peak_mb=tl.peak,
+        phase_c=snap_c, timeline_peak_mb=tl.peak_rss_mb,
         timeline_samples=list(tl.samples), ir_analysis=ir, prob_sum=prob_sum,
         energy=energy, exact_energy=exact,
         energy_error=(abs(energy - exact) if energy is not None and
@@ -109,6 +114,10 @@ def run_single_profile(mol, n_est, n_trotter, mode="both", ir_dir=None,
         raise TypeError(f"{fn}: ir_dir must be a path or None, got "
                         f"{type(ir_dir).__name__}")
     from . import qpe_profiler as qp
+    from .molecules import resolve
+    # A molecule that needs psi4 is built (or refused) before anything else
+    # happens; psi4's summary goes to on_progress.
+    resolve(mol, on_progress)
     modes = ["fixed", "dynamic"] if mode == "both" else [mode]
     _progress(on_progress, f"{mol.name} ({n_est},{n_trotter}): phase A "
               "(Hamiltonian)")
@@ -134,19 +143,26 @@ def run_single_profile_in_subprocess(mol_key, n_est, n_trotter, queue,
     if not hasattr(queue, "put"):
         raise TypeError(f"{fn}: queue must be a multiprocessing queue, got "
                         f"{type(queue).__name__}")
+    import tracemalloc
+    started = not tracemalloc.is_tracing()
+    if started:  # the Python heap layer of the child, as in q2m3
+        tracemalloc.start()
     try:
         r = run_single_profile(mol_key, n_est, n_trotter, mode=mode,
                                ir_dir=ir_dir)
     except Exception as e:
         mol = MOLECULES.get(str(mol_key).lower())
         if mol is None:
-            mol = MoleculeConfig(name=str(mol_key), symbols=(), coords=())
+            mol = _Named(str(mol_key))
         err = f"{type(e).__name__}: {e}\n{traceback.format_exc()}"
         modes = ["fixed", "dynamic"] if mode == "both" else [mode]
         out = [_failed(mol, n_est if isinstance(n_est, int) else 0,
                        n_trotter if isinstance(n_trotter, int) else 0,
                        str(m), err) for m in modes]
         r = tuple(out) if mode == "both" else out[0]
+    finally:
+        if started:
+            tracemalloc.stop()
     queue.put(r)
 
 
@@ -213,6 +229,7 @@ def run_both_modes(mol_key, n_est, n_trotter, ir_dir=None, on_progress=None):
     exit_code, wall_s, ... as the parent saw the child."""
     ir_dir = _point_args("run_both_modes", mol_key, n_est, n_trotter, ir_dir,
                          on_progress)
+    molecule_arg("run_both_modes", mol_key, "mol_key").validate()
     rf, df = _isolated(mol_key, n_est, n_trotter, "fixed", ir_dir,
                        on_progress)
     rd, dd = _isolated(mol_key, n_est, n_trotter, "dynamic", ir_dir,
