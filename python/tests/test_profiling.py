@@ -514,6 +514,39 @@ def test_run_both_modes_isolated(tmp_path):
         assert p["peak_hwm_mb"] >= p["peak_rss_mb"] - 1 and p["exited"]
 
 
+def test_isolated_runs_are_points_of_the_sweep_engine(tmp_path):
+    import q2
+    from q2.profiling import orchestrator
+    # One H2 grid, one timeout: the engine's (SweepSpec).
+    assert orchestrator.H2_SWEEP_GRID == [tuple(p) for p in
+                                          q2._q2.default_h2_grid()]
+    assert not hasattr(orchestrator, "CHILD_TIMEOUT_S")
+    msgs = []
+    rf, rd, pf, pdyn = run_both_modes("h2", 2, 1, on_progress=msgs.append,
+                                      out_dir=tmp_path / "sw")
+    assert rf.error is None and rd.error is None
+    # q2-profile's layout and records: one sweep, two points.
+    sweep = q2.load_results(tmp_path / "sw")
+    assert [p.key for p in sweep] == ["H2-dynamic-e2-t1", "H2-fixed-e2-t1"]
+    assert all(p.status == "ok" and p.report is not None for p in sweep)
+    spec = json.loads((tmp_path / "sw" / "sweep.json").read_text())
+    assert "600" in json.dumps(spec)        # SweepSpec's wall budget
+    assert pf["point_dir"].endswith("H2-fixed-e2-t1")
+    assert pf["n_samples"] == sweep[1].phases.BC.polls
+    assert msgs[0].startswith("[0/2] H2 (2,1) fixed: started"), msgs
+    # A rerun resumes: both points are done.
+    msgs2 = []
+    rf2, rd2, _, _ = run_both_modes("h2", 2, 1, on_progress=msgs2.append,
+                                    out_dir=tmp_path / "sw")
+    assert all("done before" in m for m in msgs2), msgs2
+    assert rf2 == rf and rd2 == rd
+    # A custom molecule may be isolated too (q2's, beside mol_key).
+    from q2.profiling.molecules import MoleculeConfig
+    mine = MoleculeConfig(**{**MOLECULES["h2"].__dict__, "name": "mine"})
+    r, = run_sweep(mine, "fixed", grid=[(2, 1)]).values()
+    assert r.molecule == "mine" and r.error is None
+
+
 def test_run_sweep_skips_failed_points(caplog):
     msgs = []
     with caplog.at_level(logging.WARNING):

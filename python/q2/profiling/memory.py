@@ -19,7 +19,7 @@ import time
 # is_tracing/get_traced_memory are these.
 import _tracemalloc
 
-from ._args import check_number, check_pid, check_str
+from .._args import check_number, check_pid, check_str
 
 __all__ = ["MemorySnapshot", "ProfileResult", "read_proc_status",
            "read_smaps_rollup", "take_snapshot", "MemoryTimeline",

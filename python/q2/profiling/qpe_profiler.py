@@ -32,7 +32,7 @@ import time
 import tracemalloc
 
 from . import memory as _memory
-from ._args import check_bool, check_int
+from .._args import check_bool, check_int
 from .ir import COMPILATION_STAGES, analyze_ir_stages, ir_output_dir
 from .memory import MB, MemoryTimeline, take_snapshot
 from .molecules import molecule_arg, psi4_result, resolve

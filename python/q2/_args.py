@@ -1,6 +1,12 @@
-"""Argument checks shared by q2.profiling (errors name the argument)."""
+"""Argument checks of q2 and q2.profiling (stdlib only): errors name the
+function and the argument, TypeError for a wrong type, ValueError for a
+wrong value; the messages of q2's top-level functions point at q2m3's
+signatures in q2.profiling where a q2m3 call lands by mistake."""
 import math
 import numbers
+import os
+
+MODES = ("fixed", "dynamic")
 
 
 def check_str(fn, name, v):
@@ -15,7 +21,9 @@ def check_bool(fn, name, v):
     return v
 
 
-def check_int(fn, name, v, minimum=None):
+def check_int(fn, name, v, minimum=None, allow_none=False):
+    if v is None and allow_none:
+        return None
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise TypeError(f"{fn}: {name} must be an int, got "
                         f"{type(v).__name__} {v!r}")
@@ -61,17 +69,45 @@ def check_callback(fn, name, v):
     return v
 
 
-MODES = ("fixed", "dynamic")
-
-
 def check_mode(fn, mode, allow_both=False, name="mode"):
+    """'fixed' or 'dynamic' (or 'both' where allowed)."""
     if not isinstance(mode, str):
-        raise TypeError(f"{fn}: {name} must be a str, got {type(mode).__name__}"
-                        f" {mode!r}")
+        raise TypeError(f"{fn}: {name} must be a str ('fixed' or 'dynamic'),"
+                        f" got {type(mode).__name__} {mode!r}")
     ok = MODES + (("both",) if allow_both else ())
     if mode not in ok:
-        extra = " (both modes: run_both_modes or run_single_profile)" \
-            if mode == "both" else ""
+        extra = " (both modes: run_both_modes)" if mode == "both" else ""
         raise ValueError(f"{fn}: {name} must be one of "
-                         f"{', '.join(repr(m) for m in ok)}, got {mode!r}{extra}")
+                         f"{', '.join(repr(m) for m in ok)}, got "
+                         f"{mode!r}{extra}")
     return mode
+
+
+def check_modes(fn, value):
+    """modes as a list of mode names: a string is one mode ('both' is
+    both), never its letters."""
+    if isinstance(value, str):
+        if value == "both":
+            return list(MODES)
+        return [check_mode(fn, value, name="modes")]
+    try:
+        modes = list(value)
+    except TypeError:
+        raise TypeError(f"{fn}: modes must be a list of 'fixed'/'dynamic', "
+                        f"got {type(value).__name__}") from None
+    if not modes:
+        raise ValueError(f"{fn}: modes is empty")
+    return [check_mode(fn, m, name="modes") for m in modes]
+
+
+Q2M3_HINT = ("; the q2m3 signature (mol_key, n_est, n_trotter, ...) is "
+             "q2.profiling.orchestrator's")
+
+
+def check_path(fn, name, value):
+    """A path argument, or TypeError naming it (a q2m3 call passes an int
+    or a molecule where q2 wants a directory)."""
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise TypeError(f"{fn}: {name} must be a path (str or os.PathLike), got "
+                    f"{type(value).__name__} {value!r}{Q2M3_HINT}")
