@@ -500,20 +500,6 @@ def test_run_single_profile_in_subprocess_spawn():
     assert r.phase_b.tracemalloc_peak_mb > 0     # traced, as in q2m3
 
 
-def test_run_both_modes_isolated(tmp_path):
-    rf, rd, pf, pdyn = run_both_modes("h2", 2, 3, ir_dir=tmp_path)
-    # Two processes, one directory: each compile got its own.
-    assert sorted(os.listdir(tmp_path)) == ["compile_1", "compile_2"]
-    assert [s for s, _, _ in analyze_ir_stages(tmp_path / "compile_2")] == \
-        COMPILATION_STAGES
-    assert (rf.mode, rd.mode) == ("fixed", "dynamic")
-    assert rf.error is None and rd.error is None
-    assert rf.pid != rd.pid != os.getpid()
-    for p in (pf, pdyn):
-        assert p["exit_code"] == 0 and p["peak_rss_mb"] > 10
-        assert p["peak_hwm_mb"] >= p["peak_rss_mb"] - 1 and p["exited"]
-
-
 def test_isolated_runs_are_points_of_the_sweep_engine(tmp_path):
     import q2
     from q2.profiling import orchestrator
@@ -522,9 +508,20 @@ def test_isolated_runs_are_points_of_the_sweep_engine(tmp_path):
                                           q2._q2.default_h2_grid()]
     assert not hasattr(orchestrator, "CHILD_TIMEOUT_S")
     msgs = []
-    rf, rd, pf, pdyn = run_both_modes("h2", 2, 1, on_progress=msgs.append,
+    rf, rd, pf, pdyn = run_both_modes("h2", 2, 1, ir_dir=tmp_path / "ir",
+                                      on_progress=msgs.append,
                                       out_dir=tmp_path / "sw")
+    assert (rf.mode, rd.mode) == ("fixed", "dynamic")
     assert rf.error is None and rd.error is None
+    assert rf.pid != rd.pid != os.getpid()
+    for p in (pf, pdyn):
+        assert p["exit_code"] == 0 and p["peak_rss_mb"] > 10
+        assert p["peak_hwm_mb"] >= p["peak_rss_mb"] - 1 and p["exited"]
+    # Two processes, one IR directory: each compile got its own.
+    assert sorted(os.listdir(tmp_path / "ir")) == ["compile_1", "compile_2"]
+    assert [s for s, _, _ in analyze_ir_stages(tmp_path / "ir" /
+                                               "compile_2")] == \
+        COMPILATION_STAGES
     # q2-profile's layout and records: one sweep, two points.
     sweep = q2.load_results(tmp_path / "sw")
     assert [p.key for p in sweep] == ["H2-dynamic-e2-t1", "H2-fixed-e2-t1"]

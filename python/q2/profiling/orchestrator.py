@@ -19,7 +19,6 @@ energy and its error, IR KB/lines per stage, compile and timeline peaks;
 ``out_dir=`` keeps the sweep's directories (``q2-profile``'s layout, so a
 rerun resumes); ``mol_key`` may be a MoleculeConfig.
 """
-import dataclasses
 import json
 import logging
 import os
@@ -231,10 +230,6 @@ def _event_text(mol, e):
     return f"{head}: {e.status} after {e.elapsed_s:.1f} s"
 
 
-def _result_dict(r):
-    return dataclasses.asdict(r)
-
-
 def _snapshot(d):
     return None if d is None else MemorySnapshot(**d)
 
@@ -291,7 +286,7 @@ def _collect(point, mol, out_dir):
     return r, data
 
 
-def _isolated(fn, mol, grid, modes, ir_dir, on_progress, out_dir):
+def _isolated(mol, grid, modes, ir_dir, on_progress, out_dir):
     """Runs the points as one sweep of the engine; returns [(result,
     parent_data)] in the sweep's order (grid, then mode)."""
     import q2
@@ -344,9 +339,9 @@ def run_both_modes(mol_key, n_est, n_trotter, ir_dir=None, on_progress=None,
     points' directories there (else a temporary directory)."""
     mol, ir_dir = _point_args("run_both_modes", mol_key, n_est, n_trotter,
                               ir_dir, on_progress)
-    (rf, df), (rd, dd) = _isolated("run_both_modes", mol,
-                                   [(n_est, n_trotter)], ["fixed", "dynamic"],
-                                   ir_dir, on_progress, out_dir)
+    (rf, df), (rd, dd) = _isolated(mol, [(n_est, n_trotter)],
+                                   ["fixed", "dynamic"], ir_dir, on_progress,
+                                   out_dir)
     return rf, rd, df, dd
 
 
@@ -383,7 +378,7 @@ def run_sweep(mol_key="h2", mode="dynamic", grid=None, on_progress=None, *,
     pts = _grid_arg(fn, grid)
     check_callback(fn, "on_progress", on_progress)
     results = {}
-    for r, data in _isolated(fn, mol, pts, [mode], None, on_progress,
+    for r, data in _isolated(mol, pts, [mode], None, on_progress,
                              out_dir):
         key = (r.n_estimation_wires, r.n_trotter)
         if r.error is not None:
