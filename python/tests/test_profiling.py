@@ -416,6 +416,8 @@ def test_three_phases_h2():
         profile_execution(fn, coeffs, is_fixed=True)
     with pytest.raises(ValueError, match="is_fixed=False.*fixed"):
         profile_execution(ffn, coeffs, is_fixed=False)
+    with pytest.raises(ValueError, match="is_fixed=True.*dynamic"):
+        profile_execution(fn.result, coeffs, is_fixed=True)  # q2.compile's
     with pytest.raises(ValueError, match="n_calls"):
         profile_execution(fn, coeffs, n_calls=0)
     with pytest.raises(ValueError, match="same non-zero length"):
