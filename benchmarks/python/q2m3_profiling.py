@@ -5,13 +5,13 @@ modes and three H3O+ points, every run isolated in its own process.
   PYTHONPATH=build/python /usr/bin/python3 benchmarks/python/q2m3_profiling.py
       [--h3o 2x1,2x3,3x3] [--repeat 1] [--csv out.csv]
 
-For each point and mode, q2.profiling.orchestrator.run_both_modes spawns one
-child per mode (fresh interpreter: import, Hamiltonian, compile, 5 calls) and
-watches it from the parent. Printed per run: the child's wall time (spawn to
-exit, as the parent saw it), the compile's own wall time (six stages), and
-the peak RSS (the kernel's VmHWM of the child read from the parent, MB =
-2^20 bytes; most of it is the
-interpreter, NumPy and the mapped libMLIR/libLLVM) and the C/C++ heap peak
+For each point and mode, q2.profiling.orchestrator.run_both_modes runs one
+point of the sweep engine per mode (q2-qpe, then a fresh interpreter:
+import, Hamiltonian, compile, 5 calls) and watches it from the parent.
+Printed per run: the point's wall time (as the engine saw it), the
+compile's own wall time (six stages), and the peak RSS (the kernel's VmHWM
+of the point's processes, decimal MB; most of it is the interpreter, NumPy
+and the mapped libMLIR/libLLVM) and the C/C++ heap peak
 of the point (sampled, "heap MB"); then the figures the original's documentation and issue give
 for the same runs (H2 dynamic: about 24 s and up to about 21 GB; H3O+:
 beyond 32 GB, out of memory) and the ratio. With --repeat N each point runs

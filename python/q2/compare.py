@@ -6,7 +6,7 @@ rule, thresholds and refusals as the command; docs/compare.md.
 import json
 import os
 
-from . import _q2
+from ._native import native
 
 __all__ = ["compare", "CompareResult"]
 
@@ -71,6 +71,6 @@ def compare(a, b, thresholds=None, min_time_s=0.002, gate_passes=False,
     the full names). Raises ValueError/OSError/RuntimeError for what the
     command refuses with exit status 2 (other schema, failed runs, other
     programs unless ``allow_different_program``)."""
-    return CompareResult(json.loads(_q2.compare(
+    return CompareResult(json.loads(native().compare(
         _side(a), _side(b), dict(thresholds or {}), float(min_time_s),
         bool(gate_passes), bool(allow_different_program))))

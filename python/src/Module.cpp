@@ -17,6 +17,7 @@
 #include "q2/Orchestrator/Compare.h"
 #include "q2/Profiling/Report.h"
 #include "q2/Profiling/Timing.h"
+#include "q2/QPE/ProgramPlan.h"
 #include "q2/QPE/ProgramRequest.h"
 #include "q2/QPE/QPEMetadata.h"
 #include "q2/Runtime/Limits.h"
@@ -548,24 +549,50 @@ PYBIND11_MODULE(_q2, m) {
   m.def("default_max_qubits", &q2::runtime::limits::defaultMaxQubits);
 
   // q2.profiling's Phase A: the qubit Hamiltonian q2-qpe builds a program
-  // from (FCIDUMP through Jordan-Wigner), as plain Python values.
-  m.def("qubit_hamiltonian", [](const std::string &path) {
-    std::optional<llvm::Expected<hamiltonian::QubitHamiltonian>> r;
-    {
-      py::gil_scoped_release release;
-      r.emplace(hamiltonian::loadHamiltonian(path));
-    }
-    hamiltonian::QubitHamiltonian h = unwrap(std::move(*r));
-    py::dict d;
-    d["name"] = h.name;
-    d["n_qubits"] = h.numQubits;
-    d["n_electrons"] = h.numElectrons;
-    d["ms2"] = h.ms2;
-    d["hf_state"] = h.hfOccupation;
-    py::list terms;
-    for (const auto &t : h.terms)
-      terms.append(py::make_tuple(t.word, t.coeff));
-    d["terms"] = terms;
-    return d;
-  });
+  // from (FCIDUMP through Jordan-Wigner), as plain Python values, and with
+  // `program` (ProgramRequest keywords) the plan q2-qpe would make for it.
+  m.def(
+      "qubit_hamiltonian",
+      [](const std::string &path, std::optional<py::dict> program) {
+        std::optional<llvm::Expected<hamiltonian::QubitHamiltonian>> r;
+        {
+          py::gil_scoped_release release;
+          r.emplace(hamiltonian::loadHamiltonian(path));
+        }
+        hamiltonian::QubitHamiltonian h = unwrap(std::move(*r));
+        py::dict d;
+        d["name"] = h.name;
+        d["n_qubits"] = h.numQubits;
+        d["n_electrons"] = h.numElectrons;
+        d["ms2"] = h.ms2;
+        d["hf_state"] = h.hfOccupation;
+        py::list terms;
+        for (const auto &t : h.terms)
+          terms.append(py::make_tuple(t.word, t.coeff));
+        d["terms"] = terms;
+        if (!program)
+          return d;
+        qpe::ProgramRequest request = programRequest(*program);
+        std::optional<llvm::Expected<qpe::ProgramPlan>> p;
+        {
+          py::gil_scoped_release release;
+          p.emplace(qpe::planProgram(h, request));
+        }
+        qpe::ProgramPlan plan = unwrap(std::move(*p));
+        py::dict pd;
+        pd["n_est"] = plan.params.nEst;
+        pd["base_time"] = plan.params.baseTime;
+        pd["energy_shift"] = plan.params.energyShift;
+        pd["resolution"] = plan.params.resolution;
+        pd["trotter_steps"] = plan.trotter.steps;
+        pd["trotter_bound"] = plan.trotter.maxEnergyError;
+        pd["hf_energy"] = plan.hasHF ? py::object(py::float_(plan.hfEnergy))
+                                     : py::object(py::none());
+        pd["exact_energy"] =
+            plan.exact ? py::object(py::float_(plan.exact->groundEnergy))
+                       : py::object(py::none());
+        d["plan"] = pd;
+        return d;
+      },
+      py::arg("path"), py::arg("program") = py::none());
 }

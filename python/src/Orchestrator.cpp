@@ -64,7 +64,7 @@ SweepOptions makeSweepOptions(PathArg outDir, py::object molecules,
                               py::object wallS, py::object rssMB,
                               py::object totalRssMB, py::object pollS,
                               bool retryFailed, py::object only,
-                              py::object vars) {
+                              py::object vars, py::object commands) {
   SweepOptions o;
   orch::SweepSpec &s = o.spec;
   s.outDir = absolute(outDir.path);
@@ -118,6 +118,23 @@ SweepOptions makeSweepOptions(PathArg outDir, py::object molecules,
     s.only = only.cast<std::vector<std::string>>();
   if (!vars.is_none())
     s.vars = vars.cast<std::map<std::string, std::string>>();
+  // {"A": argv template, "BC": argv template}; a phase left out keeps
+  // SweepSpec's (q2-qpe, q2-opt).
+  if (!commands.is_none()) {
+    for (auto [k, v] : commands.cast<py::dict>()) {
+      std::string phase = py::str(k);
+      std::vector<std::string> argv = v.cast<std::vector<std::string>>();
+      if (argv.empty())
+        throw py::value_error("commands['" + phase + "'] is empty");
+      if (phase == "A")
+        s.commands.phaseA = std::move(argv);
+      else if (phase == "BC")
+        s.commands.phaseBC = std::move(argv);
+      else
+        throw py::value_error("commands: unknown phase '" + phase +
+                              "' (phases: 'A', 'BC')");
+    }
+  }
   // Refusals before anything is created.
   check(orch::validateSweepSpec(s));
   return o;
@@ -225,7 +242,8 @@ void q2py::bindOrchestrator(py::module_ &m) {
            py::arg("jobs") = py::none(), py::arg("wall_s") = py::none(),
            py::arg("rss_mb") = py::none(), py::arg("total_rss_mb") = py::none(),
            py::arg("poll_s") = py::none(), py::arg("retry_failed") = false,
-           py::arg("only") = py::none(), py::arg("vars") = py::none())
+           py::arg("only") = py::none(), py::arg("vars") = py::none(),
+           py::arg("commands") = py::none())
       .def_property_readonly(
           "out_dir", [](const SweepOptions &o) { return o.spec.outDir; })
       .def_property_readonly(
@@ -266,7 +284,13 @@ void q2py::bindOrchestrator(py::module_ &m) {
       .def_property_readonly("only",
                              [](const SweepOptions &o) { return o.spec.only; })
       .def_property_readonly("vars",
-                             [](const SweepOptions &o) { return o.spec.vars; });
+                             [](const SweepOptions &o) { return o.spec.vars; })
+      .def_property_readonly("commands", [](const SweepOptions &o) {
+        py::dict d;
+        d["A"] = o.spec.commands.phaseA;
+        d["BC"] = o.spec.commands.phaseBC;
+        return d;
+      });
 
   py::class_<orch::ProgressEvent>(m, "ProgressEvent",
                                   "A point skipped, started or finished.")

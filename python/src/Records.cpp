@@ -558,21 +558,6 @@ void q2py::bindRecords(py::module_ &m) {
           "smaps_rollup captured at (or nearest below) the peak, or None.");
 
   //--- timing ---------------------------------------------------------------
-  py::class_<prof::ScopedTimer>(m, "Timer")
-      .def(py::init([] {
-        return std::make_unique<prof::ScopedTimer>(
-            [](const prof::TimingSample &) {});
-      }))
-      .def("elapsed",
-           [](const prof::ScopedTimer &t) {
-             auto s = t.elapsed();
-             return py::make_tuple(s.wallS, s.cpuS);
-           })
-      .def("stop", [](prof::ScopedTimer &t) {
-        auto s = t.stop();
-        return py::make_tuple(s.wallS, s.cpuS);
-      });
-
   py::class_<prof::Stats>(m, "Stats")
       .def(py::init<>())
       .def("add", &prof::Stats::add)

@@ -40,3 +40,29 @@ def h2(h2_path):
     import q2
     return q2.compile(h2_path, n_est=4, n_trotter=2, mode="dynamic",
                       profile=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def molecule_cache(tmp_path_factory):
+    """Hamiltonians built with psi4 go to a cache of this session (never the
+    user's ~/.cache); spawned runs inherit it through the environment."""
+    d = tmp_path_factory.mktemp("xdg-cache")
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(d)
+    yield d
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
+
+
+def have_psi4():
+    import shutil
+    return shutil.which("psi4") is not None
+
+
+# Tests that run psi4 (a molecule that is not bundled) are skipped, with
+# this message, only where psi4 is not installed.
+needs_psi4 = pytest.mark.skipif(
+    not have_psi4(), reason="psi4 is not installed (Debian: apt-get install "
+    "psi4); it builds the Hamiltonian of a molecule that is not bundled")

@@ -169,10 +169,21 @@ def test_proc_readers_and_snapshot():
     assert isinstance(s, MemorySnapshot) and s.label == "now"
     assert s.rss_mb > 0 and s.maxrss_mb >= s.rss_mb * 0.9
     assert s.heap_in_use_mb > 0 and s.heap_peak_mb >= s.heap_in_use_mb
+    # q2m3 types pid as int | str: its decimal text is a pid.
+    assert read_proc_status(str(os.getpid()))["VmRSS"] > 0
+    assert read_smaps_rollup(str(os.getpid()))["Rss"] > 0
     with pytest.raises(TypeError, match="pid"):
         read_proc_status("me")
     with pytest.raises(ValueError, match="pid"):
         read_smaps_rollup(-3)
+    # A process that is gone: q2m3's zeros (strict=True: the OSError).
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    gone = read_proc_status(p.pid)
+    assert gone == {"VmRSS": 0.0, "VmPeak": 0.0, "VmSize": 0.0, "VmHWM": 0.0}
+    assert read_smaps_rollup(p.pid) == {}
+    with pytest.raises(FileNotFoundError):
+        read_proc_status(p.pid, strict=True)
     with pytest.raises(TypeError, match="label"):
         take_snapshot(None)
 
@@ -198,6 +209,7 @@ def test_memory_timeline_peak_and_heap_peak():
         tl.sample_now()
         del block
     assert len(tl.samples) >= 2
+    assert tl.peak_rss_mb == tl.peak                  # q2m3's name
     assert tl.peak >= max(r for _, r in tl.samples) - 1e-9
     assert tl.peak >= 80
     assert tl.peak_smaps["Rss"] >= 60
@@ -302,8 +314,17 @@ def test_ir_output_dir_keeps_every_stage_without_chdir(tmp_path, h2_path):
     res3 = q2.compile(h2_path, n_est=2, n_trotter=1)
     assert res3.ir_dir is None
     assert [s for s, _, _ in analyze_ir_stages(res3)] == COMPILATION_STAGES
-    with pytest.raises(ValueError, match="unknown stage"):
-        analyze_ir_stages(res, stages=["Nope"])
+    # q2m3's own stage list (Catalyst's names) works unchanged.
+    q2m3_stages = ["mlir", "QuantumCompilationStage", "HLOLoweringStage",
+                   "BufferizationStage", "MLIRToLLVMDialectConversion",
+                   "LLVMIRTranslation"]
+    assert [s for s, _, _ in analyze_ir_stages(res, q2m3_stages)] == \
+        q2m3_stages
+    # An unknown stage is skipped, as q2m3 skips one it cannot export, with
+    # a warning naming it.
+    with pytest.warns(UserWarning, match="unknown stage 'Nope' skipped"):
+        ir3 = analyze_ir_stages(res, stages=["Nope", "HLOLowering"])
+    assert [s for s, _, _ in ir3] == ["HLOLowering"]
     with pytest.raises(TypeError, match="stages"):
         analyze_ir_stages(res, stages="HLOLowering")
     with pytest.raises(TypeError, match="compiled_fn"):
@@ -333,25 +354,70 @@ def test_ir_output_dir_temporary_and_thread_safe(h2_path):
 # --- qpe_profiler -------------------------------------------------------------
 
 def test_three_phases_h2():
-    snap, ops, coeffs, hf, params = profile_hamiltonian_build(
-        MOLECULES["h2"], 3, 2)
+    import numpy as np
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        snap, ops, coeffs, hf, params = profile_hamiltonian_build(
+            MOLECULES["h2"], 3, 2)
+        sb, tl, ir, fn = profile_qjit_compilation(ops, coeffs, hf, params)
+        sc, prob_sum = profile_execution(fn, coeffs, n_calls=3)
+    finally:
+        tracemalloc.stop()
     assert len(ops) == len(coeffs) == params["n_terms"] > 1
     assert list(hf) == [1, 1, 0, 0] and params["n_system_qubits"] == 4
-    assert snap.label == "phase_a" and snap.elapsed_s > 0
-    sb, tl, ir, fn = profile_qjit_compilation(ops, coeffs, hf, params)
+    # q2m3's circuit_params keys, and its labels.
+    for k in ("n_system_qubits", "n_estimation_wires", "n_trotter",
+              "n_terms", "base_time", "energy_shift", "hf_state",
+              "base_coeffs", "op_index_map"):
+        assert k in params, k
+    assert params["base_time"] > 0 and ops[params["op_index_map"][
+        "identity_idx"]] == "IIII"
+    assert snap.label == "Phase A: Hamiltonian Build" and snap.elapsed_s > 0
+    assert sb.label == "Phase B: @qjit Compilation"
+    assert sc.label == "Phase C: Execution (3x)"
+    # rss_mb and tracemalloc_current_mb are the change over the phase (as
+    # q2m3's); the absolute values are beside them.
+    for s in (snap, sb, sc):
+        assert abs(s.rss_mb) < s.rss_after_mb, s
+        assert s.tracemalloc_peak_mb > 0, s       # traced, peak reset per phase
+        assert s.tracemalloc_after_mb >= s.tracemalloc_current_mb
     assert [s for s, _, _ in ir] == COMPILATION_STAGES
-    assert tl.peak > 0 and len(tl.samples) >= 2
+    assert tl.peak_rss_mb > 0 and len(tl.samples) >= 2
     assert [s["name"] for s in sb.stages][1:] == COMPILATION_STAGES
-    assert all(s["heap_peak_mb"] >= s["heap_after_mb"] * 0 for s in sb.stages)
     assert sb.heap_peak_mb > 0 and sb.heap_peak_source == "sampled"
-    sc, prob_sum = profile_execution(fn, coeffs, n_calls=3)
     assert abs(prob_sum - 1) < 1e-9
-    fb, _, _, ffn = profile_qjit_compilation_fixed(ops, coeffs, hf, params,
-                                                   keep_intermediate=False)
+    # The compiled function returns the probabilities, as q2m3's; q2's
+    # energy and CompileResult beside.
+    c = np.array(coeffs)
+    probs = fn(c)
+    assert isinstance(probs, np.ndarray) and probs.shape == (8,)
+    assert abs(np.sum(fn(c)) - 1) < 1e-9
+    probs2, energy = fn(c, with_energy=True)
+    assert (probs2 == probs).all() and float(energy) == float(fn.last_energy)
+    assert fn.result.report is fn.report and fn.mode == "dynamic"
+    assert abs(energy - fn.metadata.exact_energy) < 2 * energy.resolution
+    # Phase B used Phase A's plan.
+    assert abs(fn.metadata.base_time - params["base_time"]) < 1e-12
+    assert abs(fn.metadata.energy_shift - params["energy_shift"]) < 1e-12
+    with pytest.raises(TypeError, match="coefficients"):
+        fn()                                  # q2m3's fn needs them too
+    # keep_intermediate=False keeps only the final stage.
+    fb, _, fir, ffn = profile_qjit_compilation_fixed(
+        ops, coeffs, hf, params, keep_intermediate=False)
+    assert [s for s, _, _ in fir] == ["ObjectCode"]
+    assert fb.label == "Phase B: @qjit Compilation (H_fixed)"
     _, p2 = profile_execution(ffn, coeffs, is_fixed=True)
-    assert abs(p2 - 1) < 1e-9
-    with pytest.raises(ValueError):   # a fixed program takes no coefficients
+    assert abs(p2 - 1) < 1e-9 and ffn().shape == (8,)
+    with pytest.raises(TypeError, match="no arguments"):
         ffn(coeffs)
+    # is_fixed must match the program: no silent run of the defaults.
+    with pytest.raises(ValueError, match="is_fixed=True.*dynamic"):
+        profile_execution(fn, coeffs, is_fixed=True)
+    with pytest.raises(ValueError, match="is_fixed=False.*fixed"):
+        profile_execution(ffn, coeffs, is_fixed=False)
+    with pytest.raises(ValueError, match="is_fixed=True.*dynamic"):
+        profile_execution(fn.result, coeffs, is_fixed=True)  # q2.compile's
     with pytest.raises(ValueError, match="n_calls"):
         profile_execution(fn, coeffs, n_calls=0)
     with pytest.raises(ValueError, match="same non-zero length"):
@@ -364,12 +430,45 @@ def test_three_phases_h2():
         profile_hamiltonian_build("h2", 3.0, 2)
 
 
+def test_keep_intermediate_writes_no_ir(tmp_path):
+    _, ops, coeffs, hf, params = profile_hamiltonian_build("h2", 2, 1)
+    with ir_output_dir(tmp_path / "ir"):
+        _, _, ir, fn = profile_qjit_compilation(ops, coeffs, hf, params,
+                                                keep_intermediate=False)
+    assert os.listdir(tmp_path / "ir") == [] and fn.ir_dir is None
+    _, _, ir2, _ = profile_qjit_compilation(ops, coeffs, hf, params,
+                                            ir_dir=tmp_path / "kept")
+    assert [s for s, _, _ in ir2] == COMPILATION_STAGES
+    assert ir2[-1] == ir[0]
+    assert sorted(os.listdir(tmp_path / "kept")) == ["compile_1"]
+
+
 def test_changed_coefficients_change_the_fixed_program():
     _, ops, coeffs, hf, params = profile_hamiltonian_build("h2", 4, 2)
     e = [profile_qjit_compilation_fixed(ops, c, hf, params,
-                                        keep_intermediate=False)[3]()[1]
+                                        keep_intermediate=False)[3](
+                                            with_energy=True)[1]
          for c in (coeffs, [2 * x for x in coeffs])]
     assert e[0] != e[1]
+
+
+def test_package_level_names_are_q2m3s():
+    import q2.profiling as profiling
+    q2m3_all = {
+        "MemorySnapshot", "ProfileResult", "MemoryTimeline",
+        "ParentSideMonitor", "take_snapshot", "COMPILATION_STAGES",
+        "ir_output_dir", "analyze_ir_stages", "profile_hamiltonian_build",
+        "profile_qjit_compilation", "profile_qjit_compilation_fixed",
+        "profile_execution", "MOLECULES", "H2_SWEEP_GRID",
+        "run_single_profile", "run_single_profile_in_subprocess",
+        "run_sweep", "run_both_modes", "ProfilingStats", "profile_function",
+        "profile_section"}
+    assert q2m3_all <= set(profiling.__all__)
+    from q2.profiling import take_snapshot as ts, run_both_modes as rb
+    assert ts is take_snapshot and rb is run_both_modes
+    ns = {}
+    exec("from q2.profiling import *", ns)
+    assert q2m3_all <= set(ns)
 
 
 # --- orchestrator -------------------------------------------------------------
@@ -400,20 +499,51 @@ def test_run_single_profile_in_subprocess_spawn():
     p.join()
     assert p.exitcode == 0 and r.error is None and r.pid == p.pid
     assert abs(r.prob_sum - 1) < 1e-9
+    assert r.phase_b.tracemalloc_peak_mb > 0     # traced, as in q2m3
 
 
-def test_run_both_modes_isolated(tmp_path):
-    rf, rd, pf, pdyn = run_both_modes("h2", 2, 3, ir_dir=tmp_path)
-    # Two processes, one directory: each compile got its own.
-    assert sorted(os.listdir(tmp_path)) == ["compile_1", "compile_2"]
-    assert [s for s, _, _ in analyze_ir_stages(tmp_path / "compile_2")] == \
-        COMPILATION_STAGES
+def test_isolated_runs_are_points_of_the_sweep_engine(tmp_path):
+    import q2
+    from q2.profiling import orchestrator
+    # One H2 grid, one timeout: the engine's (SweepSpec).
+    assert orchestrator.H2_SWEEP_GRID == [tuple(p) for p in
+                                          q2._q2.default_h2_grid()]
+    assert not hasattr(orchestrator, "CHILD_TIMEOUT_S")
+    msgs = []
+    rf, rd, pf, pdyn = run_both_modes("h2", 2, 1, ir_dir=tmp_path / "ir",
+                                      on_progress=msgs.append,
+                                      out_dir=tmp_path / "sw")
     assert (rf.mode, rd.mode) == ("fixed", "dynamic")
     assert rf.error is None and rd.error is None
     assert rf.pid != rd.pid != os.getpid()
     for p in (pf, pdyn):
         assert p["exit_code"] == 0 and p["peak_rss_mb"] > 10
         assert p["peak_hwm_mb"] >= p["peak_rss_mb"] - 1 and p["exited"]
+    # Two processes, one IR directory: each compile got its own.
+    assert sorted(os.listdir(tmp_path / "ir")) == ["compile_1", "compile_2"]
+    assert [s for s, _, _ in analyze_ir_stages(tmp_path / "ir" /
+                                               "compile_2")] == \
+        COMPILATION_STAGES
+    # q2-profile's layout and records: one sweep, two points.
+    sweep = q2.load_results(tmp_path / "sw")
+    assert [p.key for p in sweep] == ["H2-dynamic-e2-t1", "H2-fixed-e2-t1"]
+    assert all(p.status == "ok" and p.report is not None for p in sweep)
+    spec = json.loads((tmp_path / "sw" / "sweep.json").read_text())
+    assert "600" in json.dumps(spec)        # SweepSpec's wall budget
+    assert pf["point_dir"].endswith("H2-fixed-e2-t1")
+    assert pf["n_samples"] == sweep[1].phases.BC.polls
+    assert msgs[0].startswith("[0/2] H2 (2,1) fixed: started"), msgs
+    # A rerun resumes: both points are done.
+    msgs2 = []
+    rf2, rd2, _, _ = run_both_modes("h2", 2, 1, on_progress=msgs2.append,
+                                    out_dir=tmp_path / "sw")
+    assert all("done before" in m for m in msgs2), msgs2
+    assert rf2 == rf and rd2 == rd
+    # A custom molecule may be isolated too (q2's, beside mol_key).
+    from q2.profiling.molecules import MoleculeConfig
+    mine = MoleculeConfig(**{**MOLECULES["h2"].__dict__, "name": "mine"})
+    r, = run_sweep(mine, "fixed", grid=[(2, 1)]).values()
+    assert r.molecule == "mine" and r.error is None
 
 
 def test_run_sweep_skips_failed_points(caplog):
@@ -469,28 +599,13 @@ def test_misuse_is_refused_in_top_level_q2(tmp_path, monkeypatch, h2_path):
     assert os.listdir(tmp_path) == []
 
 
-# --- a q2m3-style script: H2 over the grid in both modes ---------------------------
-
-def test_q2m3_style_sweep_script(tmp_path, capsys):
-    results = []
-    for n_est, n_trotter in H2_SWEEP_GRID:
-        rf, rd, pf, pd_ = run_both_modes("h2", n_est, n_trotter)
-        results += [rf, rd]
-    print(f"{'mode':8} {'n_est':>5} {'n_trot':>6} {'terms':>5} {'scale':>6} "
-          f"{'B s':>7} {'B MB':>7} {'peak':>7} {'prob':>8}")
-    for r in results:
-        print(f"{r.mode:8} {r.n_estimation_wires:5} {r.n_trotter:6} "
-              f"{r.n_terms:5} {r.ir_scale:6} {r.phase_b.elapsed_s:7.3f} "
-              f"{r.phase_b.maxrss_mb:7.1f} {r.timeline_peak_mb:7.1f} "
-              f"{r.prob_sum:8.5f}")
-    out = capsys.readouterr().out
-    assert len(out.splitlines()) == 17
-    assert all(r.error is None for r in results)
-    assert all(abs(r.prob_sum - 1) < 1e-9 for r in results)
+def test_rows_of_profile_results(tmp_path):
     from q2.profiling.orchestrator import (summary_csv, to_dataframe,
                                            write_summary_csv)
+    rf, rd = run_single_profile("h2", 2, 1)
+    results = [rf, rd]
     df = to_dataframe(results)
-    assert len(df) == 16
+    assert len(df) == 2
     for col in ("prob_sum", "energy", "energy_error", "compile_peak_mb",
                 "timeline_peak_mb", "ir_kb_HLOLowering",
                 "ir_lines_LLVMDialect", "ir_kb_ObjectCode"):

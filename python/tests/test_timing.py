@@ -10,6 +10,8 @@ def test_profile_section_records():
     with q2.profile_section("sleep", stats) as s:
         time.sleep(0.01)
     assert s.wall_s >= 0.009
+    # One implementation: q2m3's section, quiet, with the q2 attributes.
+    assert s["elapsed"] == s.wall_s and s["cpu"] == s.cpu_s
     assert stats.count("sleep") == 1
     assert stats.total("sleep") == pytest.approx(s.wall_s)
     assert stats.count("sleep.cpu") == 1
@@ -29,6 +31,7 @@ def test_profile_function_default_and_named():
         return 1
 
     assert f(3) == 6 and f(4) == 8
+    assert f.stats.count == 2 and f.last_elapsed is not None
     assert g() == 1
     assert q2.default_stats.count(f.__qualname__) == 2
     assert stats.count("g") == 1

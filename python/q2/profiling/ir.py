@@ -14,6 +14,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import warnings
 
 __all__ = ["ir_output_dir", "analyze_ir_stages", "COMPILATION_STAGES",
            "STAGE_ALIASES", "canonical_stage"]
@@ -27,6 +28,7 @@ COMPILATION_STAGES = ["HLOLowering", "QuantumLowering", "Bufferization",
 STAGE_ALIASES = {
     "mlir": "Input",
     "HLOLoweringPass": "HLOLowering",
+    "HLOLoweringStage": "HLOLowering",
     "QuantumCompilationPass": "QuantumLowering",
     "QuantumCompilationStage": "QuantumLowering",
     "BufferizationPass": "Bufferization",
@@ -44,7 +46,7 @@ _ALL = ["Input"] + COMPILATION_STAGES
 
 def canonical_stage(name):
     """q2's name of a stage given by q2's or Catalyst's name
-    (case-insensitive), or ValueError naming the known ones."""
+    (case-insensitive), or None for an unknown name."""
     if not isinstance(name, str):
         raise TypeError(f"analyze_ir_stages: stage names must be str, got "
                         f"{type(name).__name__}")
@@ -54,9 +56,7 @@ def canonical_stage(name):
     for a, s in STAGE_ALIASES.items():
         if a.lower() == name.lower():
             return s
-    raise ValueError(f"analyze_ir_stages: unknown stage {name!r} (stages: "
-                     f"{', '.join(_ALL)}; Catalyst's names: "
-                     f"{', '.join(STAGE_ALIASES)})")
+    return None
 
 
 @contextlib.contextmanager
@@ -90,7 +90,14 @@ def _stages_arg(stages):
         raise TypeError("analyze_ir_stages: stages must be a list of stage "
                         f"names, not a single str ({stages!r})")
     names = list(stages)
-    return names, [canonical_stage(s) for s in names]
+    canon = [canonical_stage(s) for s in names]
+    for n, c in zip(names, canon):
+        if c is None:
+            warnings.warn(
+                f"analyze_ir_stages: unknown stage {n!r} skipped (stages: "
+                f"{', '.join(_ALL)}; Catalyst's names: "
+                f"{', '.join(STAGE_ALIASES)})", stacklevel=3)
+    return names, canon
 
 
 def analyze_ir_stages(compiled_fn, stages=None):
@@ -100,7 +107,8 @@ def analyze_ir_stages(compiled_fn, stages=None):
     directory. ``stages``: names (q2's or Catalyst's), default
     COMPILATION_STAGES; each entry is named as given. Stages with no IR
     (not kept, not profiled) are left out, so a compile without either
-    gives []. KB = 1e3 bytes (decimal, as the table's "IR kB"); ObjectCode's "lines" are 0."""
+    gives []; an unknown name is skipped with a warning (as q2m3 skips a
+    stage it cannot export). KB = 1e3 bytes (decimal, as the table's "IR kB"); ObjectCode's "lines" are 0."""
     names, canon = _stages_arg(stages)
     found = {}
     ir_dir = None

@@ -19,7 +19,7 @@ import time
 # is_tracing/get_traced_memory are these.
 import _tracemalloc
 
-from ._args import check_number, check_pid, check_str
+from .._args import check_number, check_pid, check_str
 
 __all__ = ["MemorySnapshot", "ProfileResult", "read_proc_status",
            "read_smaps_rollup", "take_snapshot", "MemoryTimeline",
@@ -54,6 +54,12 @@ def _define_dataclasses():
         # profile_* snapshots: sampled, so a lower bound of the true peak.
         heap_peak_mb: float = 0.0
         heap_peak_source: str = "sampled"
+        # The absolute figures at the snapshot's instant: for take_snapshot
+        # the same as rss_mb and tracemalloc_current_mb; for the phase
+        # snapshots of qpe_profiler (whose rss_mb and tracemalloc_current_mb
+        # are the change over the phase, as in q2m3) the values at its end.
+        rss_after_mb: float = 0.0
+        tracemalloc_after_mb: float = 0.0
         # Per compile stage, for Phase B: name, wall_s, peak_rss_mb,
         # peak_source, heap_after_mb, heap_peak_mb, ir_kb, ir_lines.
         stages: list = dataclasses.field(default_factory=list)
@@ -154,18 +160,38 @@ def _read_kb_lines(path):
     return out
 
 
-def read_proc_status(pid="self"):
-    """/proc/<pid>/status's memory lines in MB: VmRSS, VmPeak, VmHWM,
-    VmSize, VmData, RssAnon, RssFile, ... (a zombie has none)."""
-    pid = check_pid("read_proc_status", pid)
-    return _read_kb_lines(_proc(pid, "status"))
+# The keys q2m3's read_proc_status always returns (0.0 when absent).
+_STATUS_KEYS = ("VmRSS", "VmPeak", "VmSize", "VmHWM")
 
 
-def read_smaps_rollup(pid="self"):
+def _read_proc(fn, pid, name, strict, base):
+    pid = check_pid(fn, pid)
+    try:
+        lines = _read_kb_lines(_proc(pid, name))
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        if strict:
+            raise
+        lines = {}
+    out = dict(base)
+    out.update(lines)
+    return out
+
+
+def read_proc_status(pid="self", *, strict=False):
+    """/proc/<pid>/status's memory lines in MB: VmRSS, VmPeak, VmSize and
+    VmHWM always (0.0 when absent, as in q2m3: a zombie, or a process that
+    is gone), then every other "kB" line (VmData, RssAnon, RssFile, ...).
+    ``pid``: "self", an int or its decimal text. ``strict=True``: a process
+    that does not exist is an OSError instead of zeros."""
+    return _read_proc("read_proc_status", pid, "status", strict,
+                      dict.fromkeys(_STATUS_KEYS, 0.0))
+
+
+def read_smaps_rollup(pid="self", *, strict=False):
     """/proc/<pid>/smaps_rollup in MB: Rss, Pss, Anonymous, LazyFree,
-    AnonHugePages, Swap, ..."""
-    pid = check_pid("read_smaps_rollup", pid)
-    return _read_kb_lines(_proc(pid, "smaps_rollup"))
+    AnonHugePages, Swap, ...; {} for a process that is gone (as q2m3), or
+    an OSError with ``strict=True``."""
+    return _read_proc("read_smaps_rollup", pid, "smaps_rollup", strict, {})
 
 
 # ---------------------------------------------------------------------------
@@ -252,7 +278,8 @@ def take_snapshot(label):
         maxrss_children_mb=ruc.ru_maxrss * _KIB_PER_MB,
         tracemalloc_peak_mb=peak / MB, tracemalloc_current_mb=cur / MB,
         hwm_mb=st.get("VmHWM", 0.0), heap_in_use_mb=heap,
-        heap_peak_mb=heap_peak)
+        heap_peak_mb=heap_peak, rss_after_mb=st.get("VmRSS", 0.0),
+        tracemalloc_after_mb=cur / MB)
 
 
 # ---------------------------------------------------------------------------
@@ -429,9 +456,11 @@ class MemoryTimeline(_PeakSampler):
             self._sample()
 
     @property
-    def peak(self):
-        """Highest RSS sample, MB."""
+    def peak_rss_mb(self):
+        """Highest RSS sample, MB (q2m3's name)."""
         return self._peak_mb
+
+    peak = peak_rss_mb
 
     def heap_peak_between(self, t0_unix, t1_unix):
         """Highest heap sample (MB) taken between two time.time() values,
