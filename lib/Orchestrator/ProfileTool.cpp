@@ -252,14 +252,15 @@ const char *const Overview =
     "isolated, budgeted runs of the q2 tools and resumable profiling "
     "sweeps (docs/sweeps.md)\n";
 
-const char *const SubcommandNames[] = {"measure", "run", "sweep", "merge",
-                                       "compare"};
+const char *const SubcommandNames[] = {"measure", "run",     "sweep",
+                                       "merge",   "compare", "status"};
 
 } // namespace
 
 int q2::orch::q2ProfileMain(int argc, char **argv) {
   if (argc < 2) {
-    errs() << "usage: q2-profile <measure|run|sweep|merge|compare> [options]; "
+    errs() << "usage: q2-profile <measure|run|sweep|merge|compare|status> "
+              "[options]; "
               "q2-profile --help lists the subcommands\n";
     return 2;
   }
@@ -267,8 +268,8 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   bool isSubcommand = llvm::is_contained(SubcommandNames, first);
   if (!isSubcommand && first != "help" && !first.starts_with("-"))
     return fail("unknown command '" + first +
-                "' (commands: measure, run, sweep, merge, compare; see "
-                "q2-profile --help)");
+                "' (commands: measure, run, sweep, merge, compare, status; "
+                "see q2-profile --help)");
 
   // measure: everything after the first `--` is the command, never seen by
   // the option parser (no response files, no options taken from it).
@@ -294,9 +295,10 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   // before "Other options".
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &o.Measure, &o.Run, &o.Sweep,
-        &o.Merge, &compareSubCommand()})
+        &o.Merge, &compareSubCommand(), &o.Status})
     q2::organizeHelp({&o.MeasureCat, &o.PointCat, &o.RunCat, &o.SweepCat,
-                      &o.MergeCat, &compareCategory()},
+                      &o.SlurmCat, &o.MergeCat, &compareCategory(),
+                      &o.StatusCat},
                      *sub);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "q2-profile (q2 build id " << q2::buildID() << ")\n";
@@ -313,9 +315,10 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
     return cmdSweep(o, argv[0]);
   if (o.Merge)
     return cmdMerge(o);
+  if (o.Status)
+    return cmdStatus(o);
   if (compareSubCommand())
     return runCompareCommand(argv[0]);
   return fail("no command given (commands: measure, run, sweep, merge, "
-              "compare; see "
-              "q2-profile --help)");
+              "compare, status; see q2-profile --help)");
 }
