@@ -403,17 +403,19 @@ q2::orch::slurmFailureRecord(const SweepSpec &spec, const PointId &id,
     if (Expected<q2::json::Value> live =
             q2::json::readFile(joinPath(phaseDir, kLiveRecordFile))) {
       q2::json::Cursor c(*live, phaseDir);
-      double wall = 0;
-      if (auto w = c.find("wall_s"))
-        if (Expected<double> x = w->number())
-          wall = *x;
-        else
+      auto number = [&](const char *key) {
+        std::optional<q2::json::Cursor> m = c.find(key);
+        if (!m)
+          return 0.0;
+        Expected<double> x = m->number();
+        if (!x) {
           llvm::consumeError(x.takeError());
-      if (auto p = c.find("peak_tree_rss_mb"))
-        if (Expected<double> x = p->number())
-          livePeak = *x;
-        else
-          llvm::consumeError(x.takeError());
+          return 0.0;
+        }
+        return *x;
+      };
+      double wall = number("wall_s");
+      livePeak = number("peak_tree_rss_mb");
       r.wallS += wall;
       r.peakRssMB = std::max(r.peakRssMB, livePeak);
     } else {
