@@ -126,6 +126,8 @@ JobCompLoc=$dir/jobcomp.log
 MinJobAge=600
 KillWait=2
 ReturnToService=2
+# Bind to the addresses above (127.0.0.1), not to every interface.
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 SlurmdTimeout=30
 SchedulerParameters=sched_interval=1
 NodeName=q2node NodeHostname=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memMB State=UNKNOWN
