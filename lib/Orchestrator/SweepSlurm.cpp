@@ -589,29 +589,36 @@ Error SlurmSweep::follow() {
     } else {
       failures = 0;
       acct.clear();
+      // The counts first, so that the events of this look show them.
+      auto isRunning = [](const SlurmQueuedTask &t) {
+        return t.state != "PENDING" && t.state != "REQUEUED" &&
+               t.state != "SUSPENDED";
+      };
+      std::vector<size_t> gone;
       running = queued = 0;
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (slots[i].state != State::InFlight)
+          continue;
+        auto it = q->find(jobIdOf(slots[i]));
+        if (it == q->end())
+          gone.push_back(i);
+        else
+          ++(isRunning(it->second) ? running : queued);
+      }
       for (size_t i = 0; i < ids.size(); ++i) {
         Slot &s = slots[i];
         if (s.state != State::InFlight)
           continue;
         auto it = q->find(jobIdOf(s));
-        if (it != q->end()) {
-          bool isRunning = it->second.state != "PENDING" &&
-                           it->second.state != "REQUEUED" &&
-                           it->second.state != "SUSPENDED";
-          if (isRunning) {
-            ++running;
-            if (!s.running) {
-              s.running = true;
-              emit(ProgressEvent::Started, i, "",
-                   jobIdOf(s) + " on " + it->second.node);
-            }
-          } else {
-            ++queued;
-          }
-          continue;
+        if (it != q->end() && isRunning(it->second) && !s.running) {
+          s.running = true;
+          emit(ProgressEvent::Started, i, "",
+               jobIdOf(s) + " on " + it->second.node);
         }
-        // Gone from the queue: its result, or why not.
+      }
+      // Gone from the queue: their results, or why not.
+      for (size_t i : gone) {
+        Slot &s = slots[i];
         std::optional<PointRecord> r = readResultIfAny(spec, ids[i]);
         if (r && (fromLatestTask(s, *r) ||
                   isFinished(*r, /*retryFailed=*/false))) {

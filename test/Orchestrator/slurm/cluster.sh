@@ -34,14 +34,14 @@ stop() {
     fi
     rm -f "$pidfile"
   done
-  # Job processes slurmstepd left behind (tasks of a killed slurmd).
+  # Job processes slurmstepd left behind (tasks of a killed slurmd): they
+  # have this cluster's SLURM_CONF and a SLURM_JOB_ID in their environment.
   pkill_dir() {
-    local p
-    for p in /proc/[0-9]*; do
-      p=${p#/proc/}
-      if { tr '\0' '\n' < "/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$d/slurm.conf"; then
-        kill -KILL "$p" 2>/dev/null
-      fi
+    local f p
+    for f in $(grep -lzxF "SLURM_CONF=$d/slurm.conf" /proc/[0-9]*/environ 2>/dev/null); do
+      p=${f#/proc/}; p=${p%/environ}
+      [ "$p" = "$$" ] && continue
+      grep -qz '^SLURM_JOB_ID=' "$f" 2>/dev/null && kill -KILL "$p" 2>/dev/null
     done
   }
   pkill_dir

@@ -9,4 +9,4 @@ exec q2-profile sweep --executor slurm --out "$out" \
   --molecule "h2=$here/stub.sh:15" \
   --phase-a "/bin/sh $here/stub.sh A {mode} {n_est} {n_trotter} {prog} $work/log $work" \
   --phase-bc "/bin/sh $here/stub.sh BC {mode} {n_est} {n_trotter} {report} $work/log $work" \
-  --wall-s 120 --slurm-poll-s 0.3 --no-progress "$@"
+  --wall-s 120 --point-rss-mb 1000 --slurm-poll-s 0.3 --no-progress "$@"
