@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProfileToolOptions.h"
+#include "SweepInternal.h"
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Orchestrator/SweepSlurm.h"
 #include "q2/Support/FileIO.h"
@@ -25,6 +26,7 @@
 
 using namespace q2::orch;
 using namespace q2::orch::profile_tool;
+using q2::orch::sweep_detail::shellQuote;
 using llvm::errs;
 using llvm::outs;
 

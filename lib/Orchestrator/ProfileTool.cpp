@@ -11,6 +11,7 @@
 #include "q2/Orchestrator/ProfileTool.h"
 #include "CompareTool.h"
 #include "ProfileToolOptions.h"
+#include "SweepInternal.h"
 #include "q2/Orchestrator/Measure.h"
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Profiling/Memory.h"
@@ -38,6 +39,7 @@
 
 using namespace q2::orch;
 using namespace q2::orch::profile_tool;
+using q2::orch::sweep_detail::shellQuote;
 using llvm::errs;
 using llvm::outs;
 
@@ -125,22 +127,6 @@ std::string siblingTool(const char *argv0, const char *name) {
       return std::string(p);
   }
   return name; // Left to PATH lookup.
-}
-
-std::string shellQuote(const std::string &s) {
-  // Braces are safe unless they could form a brace expansion ({a,b}, {1..3}).
-  bool braces = s.find_first_of("{}") != std::string::npos;
-  bool expansion = braces && (s.find(',') != std::string::npos ||
-                              s.find("..") != std::string::npos);
-  if (!s.empty() && !expansion &&
-      s.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
-                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                          "0123456789-_./=:,+@%{}") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 std::string joinTemplate(const std::vector<std::string> &words) {

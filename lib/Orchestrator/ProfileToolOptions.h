@@ -360,7 +360,6 @@ std::string absolute(StringRef p);
 std::string selfPath(const char *argv0);
 /// The tool `name` next to q2-profile, else `name` (PATH lookup).
 std::string siblingTool(const char *argv0, const char *name);
-std::string shellQuote(const std::string &s);
 std::string joinTemplate(const std::vector<std::string> &words);
 /// Exactly (for job files).
 std::string num(double v);

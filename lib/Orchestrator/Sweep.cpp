@@ -155,6 +155,23 @@ void removeStaleTemporariesIn(const std::string &dir, int depth) {
       removeStaleTemporariesIn(d, depth - 1);
 }
 
+/// Quoted for a POSIX shell: as is when only safe characters occur.
+std::string shellQuote(const std::string &s) {
+  // Braces are safe unless they could form a brace expansion ({a,b}, {1..3}).
+  bool braces = s.find_first_of("{}") != std::string::npos;
+  bool expansion = braces && (s.find(',') != std::string::npos ||
+                              s.find("..") != std::string::npos);
+  if (!s.empty() && !expansion &&
+      s.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                          "0123456789-_./=:,+@%{}") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 Expected<std::string> readTextFile(llvm::StringRef path, uint64_t maxBytes) {
   auto buf = q2::readInputFile(path, maxBytes);
   if (!buf)
@@ -344,12 +361,14 @@ Error q2::orch::validateSweepSpec(const SweepSpec &spec) {
   const SlurmOptions &so = spec.slurm;
   if (spec.executor == SweepExecutor::Local) {
     // No silent options: these mean something to Slurm only.
-    const char *slurmOnly = !so.partition.empty()  ? "a partition"
-                            : !so.account.empty()  ? "an account"
-                            : so.maxParallel       ? "max_parallel"
-                            : !so.sbatchArgs.empty() ? "sbatch arguments"
-                            : !so.wait             ? "not waiting"
-                                                   : nullptr;
+    const char *slurmOnly =
+        !so.partition.empty()           ? "a partition"
+        : !so.account.empty()           ? "an account"
+        : so.maxParallel                ? "max_parallel"
+        : !so.sbatchArgs.empty()        ? "sbatch arguments"
+        : !so.wait                      ? "not waiting"
+        : so.pollS != SlurmOptions().pollS ? "a Slurm poll interval"
+                                        : nullptr;
     if (slurmOnly)
       return createStringError(invalid, llvm::Twine(slurmOnly) +
                                             " needs the slurm executor");

@@ -37,6 +37,8 @@ llvm::Expected<PointResult> resultOfConcurrentRun(const SweepSpec &spec,
 /// whose writer is dead.
 void removeStaleTemporariesIn(const std::string &dir, int depth = 2);
 const Molecule *findMolecule(const SweepSpec &spec, const std::string &name);
+/// S quoted for a POSIX shell (as it is when only safe characters occur).
+std::string shellQuote(const std::string &s);
 /// The text of a file (q2::readInputFile: regular files only, at most
 /// MaxBytes).
 llvm::Expected<std::string>

@@ -283,6 +283,11 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &spec,
                                           const ProgressCallback &progress) {
   if (spec.executor == SweepExecutor::Slurm)
     return runSlurmSweep(spec, progress);
+  // Before sweep.json is rewritten. (Not in a Slurm task: its own array is
+  // in the queue.)
+  if (spec.only.empty())
+    if (Error e = checkNoSlurmTasksActive(spec.outDir))
+      return std::move(e);
   Expected<std::optional<q2::FileLock>> lock = openSweepDirectory(spec);
   if (!lock)
     return lock.takeError();

@@ -122,13 +122,6 @@ std::string nowUTC() {
   return buf;
 }
 
-std::string shellQuote(StringRef s) {
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 /// The latest task of each point: (submission index, task index).
 std::map<std::string, std::pair<size_t, unsigned>>
 latestTasks(const std::vector<Submission> &subs) {
@@ -148,8 +141,14 @@ queuedTasks(const SlurmCommandRunner &run, const std::set<std::string> &jobs) {
   Expected<std::string> text =
       run({"squeue", "--noheader", "--array", "--jobs", llvm::join(jobs, ","),
            "--format=%F|%K|%T|%M|%N|%r"});
-  if (!text)
-    return text.takeError();
+  if (!text) {
+    // squeue's answer when the only job asked about is no longer known
+    // (ended more than MinJobAge ago): nothing of it is queued.
+    std::string why = llvm::toString(text.takeError());
+    if (StringRef(why).contains("Invalid job id specified"))
+      return out;
+    return createStringError(std::make_error_code(std::errc::io_error), why);
+  }
   for (SlurmQueuedTask &t : parseSqueue(*text))
     if (jobs.count(t.arrayJobId))
       out[t.jobId()] = std::move(t);
@@ -736,6 +735,36 @@ q2::orch::runSlurmSweep(const SweepSpec &spec,
   if (Error e = writeSummary(spec.outDir, resultsOf(*sum)))
     return std::move(e);
   return sum;
+}
+
+Error q2::orch::checkNoSlurmTasksActive(StringRef outDir,
+                                       const SlurmCommandRunner &run) {
+  if (!llvm::sys::fs::exists(joinPath(slurmDir(outDir), "submissions.json")))
+    return Error::success();
+  Expected<std::vector<Submission>> subs = loadSubmissions(outDir);
+  if (!subs)
+    return subs.takeError();
+  std::set<std::string> jobs;
+  for (const Submission &s : *subs)
+    if (!s.jobId.empty())
+      jobs.insert(s.jobId);
+  Expected<std::map<std::string, SlurmQueuedTask>> q = queuedTasks(run, jobs);
+  if (!q) {
+    llvm::consumeError(q.takeError());
+    return Error::success();
+  }
+  if (q->empty())
+    return Error::success();
+  std::set<std::string> arrays;
+  for (const auto &[id, t] : *q)
+    arrays.insert(t.arrayJobId);
+  return createStringError(
+      std::make_error_code(std::errc::device_or_resource_busy),
+      std::to_string(q->size()) + " point(s) of '" + outDir +
+          "' are still queued or running in Slurm (array " +
+          llvm::join(arrays, ", ") +
+          "); follow them with `q2-profile sweep --resume --out " + outDir +
+          "`, or scancel " + llvm::join(arrays, " ") + " first");
 }
 
 Expected<SweepSpec> q2::orch::slurmTaskSpec(StringRef submissionDir,

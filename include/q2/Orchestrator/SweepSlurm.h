@@ -150,6 +150,14 @@ llvm::Expected<SweepSummary>
 runSlurmSweep(const SweepSpec &spec, const ProgressCallback &progress = {},
               const SlurmCommandRunner &run = defaultSlurmCommandRunner());
 
+/// Refuses a local sweep of a directory whose Slurm tasks are still queued
+/// or running (it would run their points twice). Where the queue cannot
+/// be asked (no Slurm here: a directory copied off the cluster), there is
+/// nothing to refuse.
+llvm::Error checkNoSlurmTasksActive(
+    llvm::StringRef outDir,
+    const SlurmCommandRunner &run = defaultSlurmCommandRunner());
+
 /// The spec of one array task: OUT/slurm/<n>/sweep.json restricted to the
 /// point on line TaskId+1 of OUT/slurm/<n>/keys.txt, with the task's
 /// SlurmTaskRecord (job id "<ArrayJobId>_<TaskId>", node, output file).

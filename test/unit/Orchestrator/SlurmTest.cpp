@@ -317,6 +317,8 @@ struct ScriptedSlurm {
   std::vector<std::vector<std::string>> calls;
   std::string squeue, sacct;
   bool sacctDisabled = false;
+  /// squeue of a single job id Slurm has forgotten fails (Slurm 22.05).
+  bool squeueForgot = false;
   std::string nextJob = "90";
 
   SlurmCommandRunner runner() {
@@ -326,8 +328,13 @@ struct ScriptedSlurm {
       const std::string &tool = argv.front();
       if (tool == "sbatch")
         return nextJob + "\n";
-      if (tool == "squeue")
+      if (tool == "squeue") {
+        if (squeueForgot)
+          return llvm::createStringError(
+              "'squeue' failed: slurm_load_jobs error: Invalid job id "
+              "specified");
         return squeue;
+      }
       if (tool == "sacct") {
         if (sacctDisabled)
           return llvm::createStringError(
@@ -451,6 +458,7 @@ TEST(SlurmController, FallsBackWhenAccountingIsDisabled) {
       << "slurmstepd-n1: error: StepId=4.batch exceeded memory limit "
          "(315404288 > 104857600), being killed\n";
   slurm.sacctDisabled = true;
+  slurm.squeueForgot = true; // the array ended long ago
   slurm.calls.clear();
   auto sum = runSlurmSweep(s, {}, slurm.runner());
   ASSERT_TRUE(bool(sum)) << llvm::toString(sum.takeError());
