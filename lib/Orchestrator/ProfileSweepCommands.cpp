@@ -26,9 +26,9 @@
 
 using namespace q2::orch;
 using namespace q2::orch::profile_tool;
-using q2::orch::sweep_detail::shellQuote;
 using llvm::errs;
 using llvm::outs;
+using q2::orch::sweep_detail::shellQuote;
 
 namespace {
 
@@ -228,7 +228,8 @@ int runSpec(SweepSpec &s, bool noProgress) {
   if (s.only.empty())
     errs() << "; summary in " << s.outDir << "/summary.{txt,csv}";
   errs() << "\n";
-  std::string resume = "q2-profile sweep --resume --out " + shellQuote(s.outDir);
+  std::string resume =
+      "q2-profile sweep --resume --out " + shellQuote(s.outDir);
   if (sum->retryable)
     errs() << "q2-profile: " << sum->retryable
            << " failed point(s) are retryable (node failure, task died); `"
@@ -278,6 +279,21 @@ const char *slurmOnlyOption(Options &o) {
   return nullptr;
 }
 
+/// --jobs, --rss-budget-mb and --retry-failed onto a new or resumed spec.
+int applyLocalOptions(Options &o, SweepSpec &s) {
+  if (o.Jobs == 0)
+    return fail("--jobs: expected a positive integer, got 0");
+  if (o.Jobs.getNumOccurrences())
+    s.jobs = o.Jobs;
+  if (o.TotalRss.getNumOccurrences()) {
+    if (!std::isfinite(o.TotalRss) || o.TotalRss <= 0)
+      return fail("--rss-budget-mb: expected a finite positive number");
+    s.totalRssMB = o.TotalRss;
+  }
+  s.retryFailed = o.RetryFailed;
+  return 0;
+}
+
 /// The executor and its options, onto a new or resumed spec.
 int applyExecutor(Options &o, SweepSpec &s, const char *argv0) {
   if (o.Executor.getNumOccurrences())
@@ -317,12 +333,19 @@ int applyExecutor(Options &o, SweepSpec &s, const char *argv0) {
 /// The options that make the points of a sweep: not with --resume.
 const char *pointOption(Options &o) {
   // (cl::list overloads operator&.)
-  cl::Option *const points[] = {
-      std::addressof(o.Molecules), &o.Grid,    &o.Modes,
-      &o.PhaseA,                   &o.PhaseBC, std::addressof(o.Vars),
-      &o.Runs,                     &o.Wall,    &o.PointRss,
-      &o.Poll,                     &o.QpeTool, &o.OptTool,
-      std::addressof(o.Only)};
+  cl::Option *const points[] = {std::addressof(o.Molecules),
+                                &o.Grid,
+                                &o.Modes,
+                                &o.PhaseA,
+                                &o.PhaseBC,
+                                std::addressof(o.Vars),
+                                &o.Runs,
+                                &o.Wall,
+                                &o.PointRss,
+                                &o.Poll,
+                                &o.QpeTool,
+                                &o.OptTool,
+                                std::addressof(o.Only)};
   for (cl::Option *opt : points)
     if (opt->getNumOccurrences())
       return opt->ArgStr.data();
@@ -346,17 +369,8 @@ int cmdResume(Options &o, const char *argv0) {
     return fail(llvm::toString(spec.takeError()));
   SweepSpec &s = *spec;
   s.outDir = absolute(o.Out);
-  if (o.Jobs.getNumOccurrences()) {
-    if (o.Jobs == 0)
-      return fail("--jobs: expected a positive integer, got 0");
-    s.jobs = o.Jobs;
-  }
-  if (o.TotalRss.getNumOccurrences()) {
-    if (!std::isfinite(o.TotalRss) || o.TotalRss <= 0)
-      return fail("--rss-budget-mb: expected a finite positive number");
-    s.totalRssMB = o.TotalRss;
-  }
-  s.retryFailed = o.RetryFailed;
+  if (int rc = applyLocalOptions(o, s))
+    return rc;
   if (!o.EmitJobs.empty())
     return fail("--emit-jobs does not go with --resume");
   if (int rc = applyExecutor(o, s, argv0))
@@ -403,7 +417,8 @@ int q2::orch::profile_tool::cmdStatus(Options &o) {
       node = p.task->node;
       detail = p.task->state == "PENDING"
                    ? "pending (" + p.task->reason + ")"
-                   : "running for " + llvm::formatv("{0:f0}", p.task->elapsedS).str() + " s";
+                   : "running for " +
+                         llvm::formatv("{0:f0}", p.task->elapsedS).str() + " s";
     } else if (p.record) {
       if (p.record->slurm)
         node = p.record->slurm->node;
@@ -430,8 +445,8 @@ int q2::orch::profile_tool::cmdStatus(Options &o) {
     outs() << StringRef(line).rtrim() << "\n";
   }
   outs() << st->size() << " points";
-  for (const char *k : {"ok", "failed", "retryable", "running", "queued",
-                        "ended", "missing"})
+  for (const char *k :
+       {"ok", "failed", "retryable", "running", "queued", "ended", "missing"})
     outs() << ", " << counts[k] << " " << k;
   outs() << "\n";
   return 0;
@@ -468,16 +483,9 @@ int newSweep(Options &o, const char *argv0) {
     if (s.modes.empty())
       return fail("--modes: empty");
   }
-  if (o.Jobs == 0)
-    return fail("--jobs: expected a positive integer, got 0");
-  s.jobs = o.Jobs;
-  if (o.TotalRss.getNumOccurrences()) {
-    if (!std::isfinite(o.TotalRss) || o.TotalRss <= 0)
-      return fail("--rss-budget-mb: expected a finite positive number");
-    s.totalRssMB = o.TotalRss;
-  }
+  if (int rc = applyLocalOptions(o, s))
+    return rc;
   s.only.assign(o.Only.begin(), o.Only.end());
-  s.retryFailed = o.RetryFailed;
   if (s.outDir.empty())
     return fail("sweep: --out DIR is required");
   if (s.molecules.empty()) {

@@ -39,9 +39,9 @@
 
 using namespace q2::orch;
 using namespace q2::orch::profile_tool;
-using q2::orch::sweep_detail::shellQuote;
 using llvm::errs;
 using llvm::outs;
+using q2::orch::sweep_detail::shellQuote;
 
 namespace q2::orch::profile_tool {
 
@@ -280,8 +280,8 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   // only in --help-hidden (q2/Support/CommandLine.h). Category names sort
   // before "Other options".
   for (cl::SubCommand *sub :
-       {&cl::SubCommand::getTopLevel(), &o.Measure, &o.Run, &o.Sweep,
-        &o.Merge, &compareSubCommand(), &o.Status})
+       {&cl::SubCommand::getTopLevel(), &o.Measure, &o.Run, &o.Sweep, &o.Merge,
+        &compareSubCommand(), &o.Status})
     q2::organizeHelp({&o.MeasureCat, &o.PointCat, &o.RunCat, &o.SweepCat,
                       &o.SlurmCat, &o.MergeCat, &compareCategory(),
                       &o.StatusCat},

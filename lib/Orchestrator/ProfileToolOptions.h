@@ -265,13 +265,16 @@ struct Options {
 
   // sweep: executors, resume
   cl::opt<SweepExecutor> Executor{
-      "executor", cl::desc("Where the points run (default local)"),
+      "executor",
+      cl::desc("Where the points run (default local)"),
       cl::value_desc("local|slurm"),
       cl::values(clEnumValN(SweepExecutor::Local, "local",
                             "child processes of q2-profile (--jobs at once)"),
                  clEnumValN(SweepExecutor::Slurm, "slurm",
                             "tasks of one Slurm job array")),
-      cl::init(SweepExecutor::Local), cl::sub(Sweep), cl::cat(SlurmCat)};
+      cl::init(SweepExecutor::Local),
+      cl::sub(Sweep),
+      cl::cat(SlurmCat)};
   cl::opt<bool> Resume{
       "resume",
       cl::desc("Resume the sweep in --out with the spec it was started with "
@@ -283,15 +286,17 @@ struct Options {
   cl::opt<std::string> Partition{
       "partition", cl::desc("sbatch --partition of the tasks"),
       cl::value_desc("P"), cl::sub(Sweep), cl::cat(SlurmCat)};
-  cl::opt<std::string> Account{"account",
-                               cl::desc("sbatch --account of the tasks"),
-                               cl::value_desc("A"), cl::sub(Sweep),
-                               cl::cat(SlurmCat)};
+  cl::opt<std::string> Account{
+      "account", cl::desc("sbatch --account of the tasks"), cl::value_desc("A"),
+      cl::sub(Sweep), cl::cat(SlurmCat)};
   UnsignedOpt MaxParallel{
       "max-parallel",
       cl::desc("Tasks of the array running at once (--array=...%N; default "
                "no limit)"),
-      cl::value_desc("N"), cl::init(0), cl::sub(Sweep), cl::cat(SlurmCat)};
+      cl::value_desc("N"),
+      cl::init(0),
+      cl::sub(Sweep),
+      cl::cat(SlurmCat)};
   cl::list<std::string> SbatchArgs{
       "sbatch-arg",
       cl::desc("Pass ARG to sbatch after q2-profile's own (repeatable; "
@@ -303,7 +308,9 @@ struct Options {
       cl::desc(withDefault("Seconds between two looks at the queue while "
                            "waiting",
                            SlurmOptions().pollS)),
-      cl::value_desc("S"), cl::init(SlurmOptions().pollS), cl::sub(Sweep),
+      cl::value_desc("S"),
+      cl::init(SlurmOptions().pollS),
+      cl::sub(Sweep),
       cl::cat(SlurmCat)};
   cl::opt<bool> NoWait{
       "no-wait",
@@ -315,7 +322,10 @@ struct Options {
       "slurm-task",
       cl::desc("Run the point of this Slurm array task (OUT/slurm/<n>, "
                "from the array's job.sh)"),
-      cl::value_desc("DIR"), cl::Hidden, cl::sub(Sweep), cl::cat(SlurmCat)};
+      cl::value_desc("DIR"),
+      cl::Hidden,
+      cl::sub(Sweep),
+      cl::cat(SlurmCat)};
 
   // status
   cl::opt<std::string> StatusDir{cl::Positional, cl::desc("SWEEP_DIR"),

@@ -9,8 +9,8 @@
 
 #include "q2/Orchestrator/SweepSlurm.h"
 
-#include "q2/Orchestrator/RecordFields.h"
 #include "SweepInternal.h"
+#include "q2/Orchestrator/RecordFields.h"
 #include "q2/Support/FileIO.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -97,11 +97,20 @@ std::optional<double> q2::orch::parseSlurmSizeMB(StringRef text,
   double scale = bareIsBytes ? 1 : 1024;
   if (!text.empty() && llvm::isAlpha(text.back())) {
     switch (llvm::toUpper(text.back())) {
-    case 'K': scale = 1024.0; break;
-    case 'M': scale = 1024.0 * 1024; break;
-    case 'G': scale = 1024.0 * 1024 * 1024; break;
-    case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
-    default: return std::nullopt;
+    case 'K':
+      scale = 1024.0;
+      break;
+    case 'M':
+      scale = 1024.0 * 1024;
+      break;
+    case 'G':
+      scale = 1024.0 * 1024 * 1024;
+      break;
+    case 'T':
+      scale = 1024.0 * 1024 * 1024 * 1024;
+      break;
+    default:
+      return std::nullopt;
     }
     text = text.drop_back();
   }
@@ -326,14 +335,22 @@ SlurmOutcome q2::orch::classifySlurmTask(const SlurmTaskRecord &r) {
 
 const char *q2::orch::slurmOutcomeName(SlurmOutcome o) {
   switch (o) {
-  case SlurmOutcome::Ended: return "ended";
-  case SlurmOutcome::MemoryKill: return "memory_kill";
-  case SlurmOutcome::TimeKill: return "time_kill";
-  case SlurmOutcome::NodeFailure: return "node_failure";
-  case SlurmOutcome::Preempted: return "preempted";
-  case SlurmOutcome::Cancelled: return "cancelled";
-  case SlurmOutcome::Killed: return "killed";
-  case SlurmOutcome::Unknown: return "unknown";
+  case SlurmOutcome::Ended:
+    return "ended";
+  case SlurmOutcome::MemoryKill:
+    return "memory_kill";
+  case SlurmOutcome::TimeKill:
+    return "time_kill";
+  case SlurmOutcome::NodeFailure:
+    return "node_failure";
+  case SlurmOutcome::Preempted:
+    return "preempted";
+  case SlurmOutcome::Cancelled:
+    return "cancelled";
+  case SlurmOutcome::Killed:
+    return "killed";
+  case SlurmOutcome::Unknown:
+    return "unknown";
   }
   return "unknown";
 }
@@ -436,12 +453,14 @@ q2::orch::slurmFailureRecord(const SweepSpec &spec, const PointId &id,
     add(llvm::formatv("Elapsed {0:f0} s", *task.elapsedS).str());
   add("our peak " + mb(r.peakRssMB) +
       (livePeak > 0 ? " (seen up to a second before the kill)" : ""));
-  std::string what = "Slurm task " + task.jobId + " " + task.state +
-                     (task.exitCode.empty() ? "" : " (exit " + task.exitCode + ")");
+  std::string what =
+      "Slurm task " + task.jobId + " " + task.state +
+      (task.exitCode.empty() ? "" : " (exit " + task.exitCode + ")");
   switch (outcome) {
   case SlurmOutcome::MemoryKill:
     r.reason = "rss_budget";
-    r.message = "killed by Slurm for its memory limit: " + what + "; " + figures;
+    r.message =
+        "killed by Slurm for its memory limit: " + what + "; " + figures;
     break;
   case SlurmOutcome::TimeKill:
     r.reason = "wall_budget";
@@ -492,12 +511,12 @@ SlurmCommandRunner q2::orch::defaultSlurmCommandRunner() {
               "' not found in PATH (the slurm executor needs Slurm's "
               "client tools on this machine)");
     llvm::SmallString<128> outFile, errFile;
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "q2-slurm", "out", outFile))
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("q2-slurm", "out", outFile))
       return createStringError(ec, "cannot create a temporary file: " +
                                        ec.message());
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "q2-slurm", "err", errFile)) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("q2-slurm", "err", errFile)) {
       llvm::sys::fs::remove(outFile);
       return createStringError(ec, "cannot create a temporary file: " +
                                        ec.message());
@@ -506,9 +525,8 @@ SlurmCommandRunner q2::orch::defaultSlurmCommandRunner() {
     std::optional<StringRef> redirects[] = {StringRef(""), StringRef(outFile),
                                             StringRef(errFile)};
     std::string execErr;
-    int rc = llvm::sys::ExecuteAndWait(*program, args, std::nullopt,
-                                       redirects, /*SecondsToWait=*/60, 0,
-                                       &execErr);
+    int rc = llvm::sys::ExecuteAndWait(*program, args, std::nullopt, redirects,
+                                       /*SecondsToWait=*/60, 0, &execErr);
     auto slurp = [](StringRef f) {
       auto buf = llvm::MemoryBuffer::getFile(f);
       return buf ? (*buf)->getBuffer().str() : std::string();

@@ -361,14 +361,14 @@ Error q2::orch::validateSweepSpec(const SweepSpec &spec) {
   const SlurmOptions &so = spec.slurm;
   if (spec.executor == SweepExecutor::Local) {
     // No silent options: these mean something to Slurm only.
-    const char *slurmOnly =
-        !so.partition.empty()           ? "a partition"
-        : !so.account.empty()           ? "an account"
-        : so.maxParallel                ? "max_parallel"
-        : !so.sbatchArgs.empty()        ? "sbatch arguments"
-        : !so.wait                      ? "not waiting"
-        : so.pollS != SlurmOptions().pollS ? "a Slurm poll interval"
-                                        : nullptr;
+    const char *slurmOnly = !so.partition.empty()    ? "a partition"
+                            : !so.account.empty()    ? "an account"
+                            : so.maxParallel         ? "max_parallel"
+                            : !so.sbatchArgs.empty() ? "sbatch arguments"
+                            : !so.wait               ? "not waiting"
+                            : so.pollS != SlurmOptions().pollS
+                                ? "a Slurm poll interval"
+                                : nullptr;
     if (slurmOnly)
       return createStringError(invalid, llvm::Twine(slurmOnly) +
                                             " needs the slurm executor");
@@ -385,8 +385,8 @@ Error q2::orch::validateSweepSpec(const SweepSpec &spec) {
         return createStringError(invalid, "empty sbatch argument");
     for (const std::string *v : {&so.partition, &so.account})
       if (v->find_first_of(" \t\n") != std::string::npos)
-        return createStringError(invalid, "bad partition or account '" + *v +
-                                              "'");
+        return createStringError(invalid,
+                                 "bad partition or account '" + *v + "'");
   }
   // Keys name directories: two points with one key would overwrite each
   // other's results (and resume would list one twice).

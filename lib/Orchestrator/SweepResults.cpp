@@ -327,10 +327,10 @@ std::vector<Column> columns(const std::vector<PointRecord> &results) {
     using T = const SlurmTaskRecord &;
     cols.push_back({"slurm_job", task([](T t) { return t.jobId; })});
     cols.push_back({"slurm_state", task([](T t) { return t.state; })});
-    cols.push_back({"slurm_max_rss_mb",
-                    task([](T t) { return fmt(t.maxRssMB, 1); })});
-    cols.push_back({"slurm_elapsed_s",
-                    task([](T t) { return fmt(t.elapsedS, 0); })});
+    cols.push_back(
+        {"slurm_max_rss_mb", task([](T t) { return fmt(t.maxRssMB, 1); })});
+    cols.push_back(
+        {"slurm_elapsed_s", task([](T t) { return fmt(t.elapsedS, 0); })});
   }
   addReportColumns(cols, results);
   return cols;

@@ -10,8 +10,8 @@
 
 #include "q2/Orchestrator/SweepSlurm.h"
 
-#include "q2/Orchestrator/RecordFields.h"
 #include "SweepInternal.h"
+#include "q2/Orchestrator/RecordFields.h"
 #include "q2/Support/FileIO.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -122,6 +122,15 @@ std::string nowUTC() {
   return buf;
 }
 
+/// The array job ids of the submissions (known ones).
+std::set<std::string> jobIdsOf(const std::vector<Submission> &subs) {
+  std::set<std::string> jobs;
+  for (const Submission &s : subs)
+    if (!s.jobId.empty())
+      jobs.insert(s.jobId);
+  return jobs;
+}
+
 /// The latest task of each point: (submission index, task index).
 std::map<std::string, std::pair<size_t, unsigned>>
 latestTasks(const std::vector<Submission> &subs) {
@@ -157,9 +166,8 @@ queuedTasks(const SlurmCommandRunner &run, const std::set<std::string> &jobs) {
 
 /// Finds the array of a submission whose job id was not saved.
 std::string findByName(const SlurmCommandRunner &run, StringRef name) {
-  Expected<std::string> text =
-      run({"squeue", "--noheader", "--array", "--name", name.str(),
-           "--format=%F|%K|%T|%M|%N|%r"});
+  Expected<std::string> text = run({"squeue", "--noheader", "--array", "--name",
+                                    name.str(), "--format=%F|%K|%T|%M|%N|%r"});
   if (!text) {
     llvm::consumeError(text.takeError());
     return "";
@@ -411,8 +419,7 @@ SlurmSweep::Settled SlurmSweep::settleEnded(size_t i, bool final,
     auto now = Clock::now();
     if (!s.endedAt)
       s.endedAt = now;
-    if (std::chrono::duration<double>(now - *s.endedAt).count() <
-        kResultGraceS)
+    if (std::chrono::duration<double>(now - *s.endedAt).count() < kResultGraceS)
       return Settled::Wait;
   }
   std::optional<PointRecord> r = slurmFailureRecord(spec, ids[i], task);
@@ -458,11 +465,11 @@ Error SlurmSweep::submit() {
   // A directory of a submission that never reached the queue.
   if (llvm::sys::fs::exists(dir))
     if (std::error_code ec = llvm::sys::fs::remove_directories(dir))
-      return createStringError(ec, "cannot remove '" + dir +
-                                       "': " + ec.message());
+      return createStringError(ec,
+                               "cannot remove '" + dir + "': " + ec.message());
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return createStringError(ec, "cannot create '" + dir +
-                                     "': " + ec.message());
+    return createStringError(ec,
+                             "cannot create '" + dir + "': " + ec.message());
 
   // The tasks read their spec here: later changes to OUT/sweep.json do not
   // reach an array already queued.
@@ -474,14 +481,14 @@ Error SlurmSweep::submit() {
                                         llvm::join(keys, "\n") + "\n"))
     return e;
   std::string script = joinPath(dir, "job.sh");
-  std::string text =
-      "#!/bin/sh\n"
-      "# Slurm array of the q2-profile sweep in " + spec.outDir +
-      " (submission " + std::to_string(sub.n) +
-      "): task I runs the point on line I+1 of keys.txt, as "
-      "`q2-profile sweep --only KEY` would.\n"
-      "exec " + shellQuote(spec.slurm.q2Profile) + " sweep --slurm-task " +
-      shellQuote(dir) + "\n";
+  std::string text = "#!/bin/sh\n"
+                     "# Slurm array of the q2-profile sweep in " +
+                     spec.outDir + " (submission " + std::to_string(sub.n) +
+                     "): task I runs the point on line I+1 of keys.txt, as "
+                     "`q2-profile sweep --only KEY` would.\n"
+                     "exec " +
+                     shellQuote(spec.slurm.q2Profile) + " sweep --slurm-task " +
+                     shellQuote(dir) + "\n";
   if (Error e = q2::writeFileAtomically(script, text))
     return e;
   llvm::sys::fs::setPermissions(script, llvm::sys::fs::perms(0755));
@@ -527,7 +534,8 @@ Error SlurmSweep::submit() {
     return createStringError("sbatch --parsable printed '" +
                              StringRef(*out).trim() +
                              "', not a job id (is the array running? "
-                             "squeue --name=" + sub.jobName + ")");
+                             "squeue --name=" +
+                             sub.jobName + ")");
   }
   subs.back().jobId = jobId;
   if (Error e = saveSubmissions(spec.outDir, subs))
@@ -563,10 +571,9 @@ Error SlurmSweep::follow() {
       std::vector<std::string> argv = {"scancel"};
       argv.insert(argv.end(), arrays.begin(), arrays.end());
       if (Expected<std::string> r = run(argv); !r)
-        return createStringError(
-            llvm::toString(r.takeError()) +
-            "; the array may still run: scancel " +
-            llvm::join(arrays, " "));
+        return createStringError(llvm::toString(r.takeError()) +
+                                 "; the array may still run: scancel " +
+                                 llvm::join(arrays, " "));
     }
     if (cancelling &&
         std::chrono::duration<double>(Clock::now() - cancelledAt).count() >
@@ -582,9 +589,10 @@ Error SlurmSweep::follow() {
       lastError = llvm::toString(q.takeError());
       if (++failures >= 10)
         return createStringError(
-            lastError + " (10 times); the array keeps running: `q2-profile "
-                        "sweep --resume --out " + spec.outDir +
-            "` follows it again");
+            lastError +
+            " (10 times); the array keeps running: `q2-profile "
+            "sweep --resume --out " +
+            spec.outDir + "` follows it again");
     } else {
       failures = 0;
       acct.clear();
@@ -619,8 +627,8 @@ Error SlurmSweep::follow() {
       for (size_t i : gone) {
         Slot &s = slots[i];
         std::optional<PointRecord> r = readResultIfAny(spec, ids[i]);
-        if (r && (fromLatestTask(s, *r) ||
-                  isFinished(*r, /*retryFailed=*/false))) {
+        if (r &&
+            (fromLatestTask(s, *r) || isFinished(*r, /*retryFailed=*/false))) {
           record(i, std::move(*r), /*now=*/true);
           continue;
         }
@@ -662,10 +670,8 @@ Expected<SweepSummary> SlurmSweep::runAll() {
 
   // The queue first, then the results: a task that is not in the queue has
   // ended, and wrote its result before it did.
-  std::set<std::string> jobs;
-  for (const Submission &s : subs)
-    jobs.insert(s.jobId);
-  Expected<std::map<std::string, SlurmQueuedTask>> q = queuedTasks(run, jobs);
+  Expected<std::map<std::string, SlurmQueuedTask>> q =
+      queuedTasks(run, jobIdsOf(subs));
   if (!q)
     return createStringError(llvm::toString(q.takeError()) +
                              " (needed to tell which points are still "
@@ -717,10 +723,9 @@ Expected<SweepSummary> SlurmSweep::runAll() {
 } // namespace
 } // namespace q2::orch
 
-Expected<SweepSummary>
-q2::orch::runSlurmSweep(const SweepSpec &spec,
-                        const ProgressCallback &progress,
-                        const SlurmCommandRunner &run) {
+Expected<SweepSummary> q2::orch::runSlurmSweep(const SweepSpec &spec,
+                                               const ProgressCallback &progress,
+                                               const SlurmCommandRunner &run) {
   if (!spec.only.empty())
     return createStringError(
         std::make_error_code(std::errc::invalid_argument),
@@ -738,16 +743,13 @@ q2::orch::runSlurmSweep(const SweepSpec &spec,
 }
 
 Error q2::orch::checkNoSlurmTasksActive(StringRef outDir,
-                                       const SlurmCommandRunner &run) {
+                                        const SlurmCommandRunner &run) {
   if (!llvm::sys::fs::exists(joinPath(slurmDir(outDir), "submissions.json")))
     return Error::success();
   Expected<std::vector<Submission>> subs = loadSubmissions(outDir);
   if (!subs)
     return subs.takeError();
-  std::set<std::string> jobs;
-  for (const Submission &s : *subs)
-    if (!s.jobId.empty())
-      jobs.insert(s.jobId);
+  std::set<std::string> jobs = jobIdsOf(*subs);
   Expected<std::map<std::string, SlurmQueuedTask>> q = queuedTasks(run, jobs);
   if (!q) {
     llvm::consumeError(q.takeError());
@@ -785,9 +787,9 @@ Expected<SweepSpec> q2::orch::slurmTaskSpec(StringRef submissionDir,
                              std::to_string(taskId + 1) + " for array task " +
                              std::to_string(taskId));
   // OUT/slurm/<n> -> OUT.
-  spec->outDir = llvm::sys::path::parent_path(
-                     llvm::sys::path::parent_path(submissionDir))
-                     .str();
+  spec->outDir =
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(submissionDir))
+          .str();
   spec->only = {lines[taskId].trim().str()};
   spec->executor = SweepExecutor::Local;
   spec->slurm = SlurmOptions();
@@ -810,18 +812,11 @@ q2::orch::sweepStatus(StringRef outDir, const SlurmCommandRunner &run) {
   Expected<std::vector<Submission>> subs = loadSubmissions(outDir);
   if (!subs)
     return subs.takeError();
-  std::set<std::string> jobs;
-  for (const Submission &s : *subs)
-    if (!s.jobId.empty())
-      jobs.insert(s.jobId);
-  std::map<std::string, SlurmQueuedTask> queue;
-  if (!jobs.empty()) {
-    Expected<std::map<std::string, SlurmQueuedTask>> q =
-        queuedTasks(run, jobs);
-    if (!q)
-      return q.takeError();
-    queue = std::move(*q);
-  }
+  std::set<std::string> jobs = jobIdsOf(*subs);
+  Expected<std::map<std::string, SlurmQueuedTask>> queue =
+      queuedTasks(run, jobs);
+  if (!queue)
+    return queue.takeError();
   auto latest = latestTasks(*subs);
   std::vector<PointStatus> out;
   for (const PointId &id : enumeratePoints(*spec)) {
@@ -831,7 +826,8 @@ q2::orch::sweepStatus(StringRef outDir, const SlurmCommandRunner &run) {
       const Submission &s = (*subs)[it->second.first];
       p.jobId = s.jobId + "_" + std::to_string(it->second.second);
     }
-    if (auto it = queue.find(p.jobId); !p.jobId.empty() && it != queue.end()) {
+    if (auto it = queue->find(p.jobId);
+        !p.jobId.empty() && it != queue->end()) {
       p.task = it->second;
       p.state = it->second.state == "PENDING" ? "queued" : "running";
     } else if (std::optional<PointRecord> r = readResultIfAny(*spec, id)) {

@@ -58,14 +58,11 @@ struct SweepOptions {
   orch::SweepSpec spec;
 };
 
-SweepOptions makeSweepOptions(PathArg outDir, py::object molecules,
-                              py::object grid, py::object modes,
-                              py::object runs, py::object jobs,
-                              py::object wallS, py::object rssMB,
-                              py::object totalRssMB, py::object pollS,
-                              bool retryFailed, py::object only,
-                              py::object vars, const std::string &executor,
-                              py::object slurm) {
+SweepOptions makeSweepOptions(
+    PathArg outDir, py::object molecules, py::object grid, py::object modes,
+    py::object runs, py::object jobs, py::object wallS, py::object rssMB,
+    py::object totalRssMB, py::object pollS, bool retryFailed, py::object only,
+    py::object vars, const std::string &executor, py::object slurm) {
   SweepOptions o;
   orch::SweepSpec &s = o.spec;
   s.outDir = absolute(outDir.path);
@@ -175,8 +172,8 @@ py::list pointViews(py::object self) {
 }
 
 const char *kindName(orch::ProgressEvent::Kind k) {
-  static const char *kinds[] = {"skipped", "started", "finished",
-                                "submitted", "waiting"};
+  static const char *kinds[] = {"skipped", "started", "finished", "submitted",
+                                "waiting"};
   return kinds[k];
 }
 

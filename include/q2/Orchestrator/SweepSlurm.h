@@ -103,8 +103,8 @@ enum class SlurmOutcome {
   /// Ended by itself (COMPLETED, or FAILED with an exit status): its
   /// result.json says what happened; without one, a task failure.
   Ended,
-  MemoryKill, ///< OUT_OF_MEMORY: the point failed, rss_budget
-  TimeKill,   ///< TIMEOUT, DEADLINE: the point failed, wall_budget
+  MemoryKill,  ///< OUT_OF_MEMORY: the point failed, rss_budget
+  TimeKill,    ///< TIMEOUT, DEADLINE: the point failed, wall_budget
   NodeFailure, ///< NODE_FAIL, BOOT_FAIL: retryable
   Preempted,   ///< PREEMPTED: retryable
   Cancelled,   ///< CANCELLED (scancel, ^C): the point is missing
@@ -163,8 +163,7 @@ llvm::Error checkNoSlurmTasksActive(
 /// SlurmTaskRecord (job id "<ArrayJobId>_<TaskId>", node, output file).
 llvm::Expected<SweepSpec> slurmTaskSpec(llvm::StringRef submissionDir,
                                         llvm::StringRef arrayJobId,
-                                        unsigned taskId,
-                                        llvm::StringRef node);
+                                        unsigned taskId, llvm::StringRef node);
 
 /// One point of a sweep directory as `q2-profile status` shows it.
 struct PointStatus {

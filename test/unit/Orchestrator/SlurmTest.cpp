@@ -41,7 +41,7 @@ TEST(SlurmParse, Sizes) {
   EXPECT_DOUBLE_EQ(*parseSlurmSizeMB("100M"), 104.8576);
   EXPECT_DOUBLE_EQ(*parseSlurmSizeMB("4000Mn"), 4000 * 1.048576);
   EXPECT_DOUBLE_EQ(*parseSlurmSizeMB("2Gc"), 2 * 1073.741824);
-  EXPECT_DOUBLE_EQ(*parseSlurmSizeMB("1024"), 1.048576);  // KiB
+  EXPECT_DOUBLE_EQ(*parseSlurmSizeMB("1024"), 1.048576);     // KiB
   EXPECT_DOUBLE_EQ(*parseSlurmSizeMB("1000000", true), 1.0); // bytes
   EXPECT_FALSE(parseSlurmSizeMB(""));
   EXPECT_FALSE(parseSlurmSizeMB("12X"));
@@ -240,7 +240,8 @@ TEST(SweepSpecFile, SlurmOptionsNeedTheSlurmExecutor) {
   s.executor = SweepExecutor::Local;
   llvm::Error e = validateSweepSpec(s);
   ASSERT_TRUE(bool(e));
-  EXPECT_EQ(llvm::toString(std::move(e)), "a partition needs the slurm executor");
+  EXPECT_EQ(llvm::toString(std::move(e)),
+            "a partition needs the slurm executor");
   s = slurmSpec("/tmp/x");
   s.slurm.q2Profile = "/no/such/q2-profile";
   e = validateSweepSpec(s);
@@ -422,13 +423,13 @@ TEST(SlurmController, SubmitsOnlyWhatIsNeitherFinishedNorInTheQueue) {
   EXPECT_EQ(second->submitted, 1u);
   EXPECT_EQ(second->inFlight, 2u);
   EXPECT_EQ(second->slurmJobs, std::vector<std::string>{"91"});
-  auto oom = readPointRecord(tmp.path + "/points/" + ids[2].key() +
-                             "/result.json");
+  auto oom =
+      readPointRecord(tmp.path + "/points/" + ids[2].key() + "/result.json");
   ASSERT_TRUE(bool(oom)) << llvm::toString(oom.takeError());
   EXPECT_EQ(oom->reason, "rss_budget");
   EXPECT_EQ(oom->slurm->source, "sacct");
-  auto node = readPointRecord(tmp.path + "/points/" + ids[3].key() +
-                              "/result.json");
+  auto node =
+      readPointRecord(tmp.path + "/points/" + ids[3].key() + "/result.json");
   ASSERT_TRUE(bool(node));
   EXPECT_TRUE(node->retryable);
   auto keys = slurmTaskSpec(tmp.path + "/slurm/2", "91", 0, "n1");
@@ -442,8 +443,8 @@ TEST(SlurmController, SubmitsOnlyWhatIsNeitherFinishedNorInTheQueue) {
   std::vector<std::string> states;
   for (const PointStatus &p : *st)
     states.push_back(p.state);
-  EXPECT_EQ(states, (std::vector<std::string>{"ok", "running", "failed",
-                                              "queued"}));
+  EXPECT_EQ(states,
+            (std::vector<std::string>{"ok", "running", "failed", "queued"}));
 }
 
 TEST(SlurmController, FallsBackWhenAccountingIsDisabled) {
