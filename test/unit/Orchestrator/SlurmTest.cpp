@@ -306,6 +306,30 @@ TEST(SlurmFailure, BudgetKillKeepsOurPeakNextToSlurms) {
 
   task.state = "CANCELLED";
   EXPECT_FALSE(slurmFailureRecord(s, id, task).has_value());
+
+  // At its time limit Slurm sends SIGTERM first: the task stopped Phase B+C
+  // and recorded it as cancelled; that is the phase the budget ended.
+  MeasureRecord bc;
+  bc.command = {"q2-opt"};
+  bc.reason = StopReason::Cancelled;
+  bc.cancelledBy = "SIGTERM";
+  bc.wallS = 1300;
+  bc.peakTreeRssMB = 900;
+  std::ofstream(dir + "/BC/record.json") << toJSONText(bc);
+  task.state = "TIMEOUT";
+  task.elapsedS = 1320;
+  r = slurmFailureRecord(s, id, task);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->reason, "wall_budget");
+  EXPECT_FALSE(r->retryable);
+  EXPECT_EQ(r->failedPhase, "BC");
+  ASSERT_TRUE(r->phases.bc.has_value());
+  EXPECT_DOUBLE_EQ(r->wallS, 1300.5);
+  EXPECT_DOUBLE_EQ(r->peakRssMB, 900);
+  EXPECT_NE(r->message->find("killed by Slurm at its time limit: Slurm task "
+                             "7_0 TIMEOUT (exit 0:9); "),
+            std::string::npos)
+      << *r->message;
 }
 
 //===----------------------------------------------------------------------===//
