@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # A throw-away single-node Slurm on 127.0.0.1 for the sweep tests.
 #
-#   cluster.sh start DIR   writes DIR/slurm.conf, starts munged, slurmctld and
-#                          slurmd (state, spool, logs, pids, sockets in DIR, ports
-#                          picked free), waits until the node is idle, writes
-#                          DIR/env (SLURM_CONF=...). When Slurm cannot start here
-#                          (not installed, not root, a daemon fails), it writes
-#                          DIR/unavailable with the reason and exits 0: the tests
-#                          then skip, saying why.
+#   cluster.sh start DIR   installs Debian's slurm-wlm and munge when they are
+#                          missing (as root, with apt-get), writes
+#                          DIR/slurm.conf, starts munged, slurmctld and slurmd
+#                          (state, spool, logs, pids, sockets in DIR, ports
+#                          picked free, bound to 127.0.0.1), waits until the
+#                          node is idle, writes DIR/env (SLURM_CONF=...). When
+#                          Slurm cannot start here (not root, packages missing
+#                          and not installable, a daemon fails), it writes
+#                          DIR/unavailable with the reason and exits 0: the
+#                          tests then skip, saying why.
 #   cluster.sh stop DIR    stops what `start` started (by the pids in DIR).
 #
 # No cgroups: proctrack/linuxproc, task/none; memory limits are enforced by
@@ -67,12 +70,25 @@ stop "$dir"  # a previous run's leftovers
 rm -rf "$dir"/{state,spool,munge,unavailable,env,*.log,slurm.conf,jobs}
 mkdir -p "$dir"/{state,spool,munge,jobs}
 
-for t in munged slurmctld slurmd sbatch squeue scontrol scancel sinfo; do
-  command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
-  command -v "$t" >/dev/null 2>&1 ||
-    unavailable "'$t' not found (Debian: apt-get install slurm-wlm munge; scripts/setup.sh installs them)"
-done
 [ "$(id -u)" -eq 0 ] || unavailable "slurmd must run as root to start jobs (running as uid $(id -u))"
+PATH=$PATH:/usr/sbin
+tools="munged slurmctld slurmd sbatch squeue scontrol scancel sinfo"
+missing() {
+  local t
+  for t in $tools; do command -v "$t" >/dev/null 2>&1 || { echo "$t"; return 0; }; done
+  return 1
+}
+# Debian's packages, as scripts/setup.sh installs them (Q2_SLURM_NO_INSTALL=1:
+# never; then a missing tool skips the tests).
+if t=$(missing) && [ -z "${Q2_SLURM_NO_INSTALL:-}" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "cluster.sh: '$t' not found: installing slurm-wlm munge" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends slurm-wlm munge; } > "$dir/apt.log" 2>&1 ||
+    unavailable "'$t' not found and apt-get install slurm-wlm munge failed (see $dir/apt.log)"
+fi
+if t=$(missing); then
+  unavailable "'$t' not found (Debian: apt-get install slurm-wlm munge; scripts/setup.sh installs them)"
+fi
 
 # munged: its own key, socket and seed here. It insists on a key readable by
 # its user only and directories not writable by others.
