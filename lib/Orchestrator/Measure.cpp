@@ -383,6 +383,20 @@ Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &opts) {
   const auto poll = std::chrono::duration<double>(opts.pollS);
   bool stopping = false;
   Clock::time_point nextPoll = start;
+  llvm::SmallString<256> livePath(opts.outDir);
+  llvm::sys::path::append(livePath, kLiveRecordFile);
+  double nextLiveS = 0, livePeakMB = 0;
+  auto writeLive = [&](double elapsed) {
+    q2::json::Value j = q2::json::Value::object();
+    j["wall_s"] = elapsed;
+    j["peak_tree_rss_mb"] = r.peakTreeRssMB;
+    j["max_vmhwm_mb"] = r.maxVmHwmMB;
+    j["polls"] = r.polls;
+    // Best effort: the record at the end is what counts.
+    llvm::consumeError(q2::json::writeFile(livePath, j));
+    livePeakMB = r.peakTreeRssMB;
+    nextLiveS = elapsed + 1.0;
+  };
   while (!pollRootExit()) {
     auto members = tracker.scan();
     uint64_t rss = 0;
@@ -401,6 +415,12 @@ Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &opts) {
       r.peakTreeProcs = procs;
     }
     double elapsed = secondsSince(start);
+    // Once a second, and within 0.1 s of a peak 10% above the last one
+    // written (memory that grows fast is what gets a task killed).
+    if (opts.liveRecord &&
+        (elapsed >= nextLiveS ||
+         (r.peakTreeRssMB > 1.1 * livePeakMB && elapsed >= nextLiveS - 0.9)))
+      writeLive(elapsed);
     if (elapsed > opts.wallBudgetS) {
       r.reason = StopReason::WallBudget;
       stopping = true;
@@ -485,6 +505,8 @@ Expected<MeasureRecord> q2::orch::measure(const MeasureOptions &opts) {
   llvm::sys::path::append(recordPath, "record.json");
   if (Error e = q2::json::writeFile(recordPath, q2::json::toValue(r)))
     return std::move(e);
+  if (opts.liveRecord)
+    llvm::sys::fs::remove(livePath);
   return r;
 }
 

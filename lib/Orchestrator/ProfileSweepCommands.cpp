@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProfileToolOptions.h"
+#include "SweepInternal.h"
 #include "q2/Orchestrator/Sweep.h"
+#include "q2/Orchestrator/SweepSlurm.h"
 #include "q2/Support/FileIO.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -18,6 +20,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <unistd.h>
 
@@ -25,6 +28,7 @@ using namespace q2::orch;
 using namespace q2::orch::profile_tool;
 using llvm::errs;
 using llvm::outs;
+using q2::orch::sweep_detail::shellQuote;
 
 namespace {
 
@@ -133,17 +137,25 @@ public:
     enabled = !disabled && isatty(STDERR_FILENO) && (!ci || !*ci);
   }
   void operator()(const ProgressEvent &e) {
-    if (!enabled)
+    // Where the array went is worth a line in any log.
+    if (e.kind == ProgressEvent::Submitted)
+      errs() << (dirty ? "\r\x1b[K" : "")
+             << "q2-profile: submitted Slurm array job " << e.detail << "\n";
+    if (!enabled || e.kind == ProgressEvent::Submitted)
       return;
-    std::string line = llvm::formatv("[{0}/{1}] {2} running, elapsed {3}",
-                                     e.done, e.total, e.running,
-                                     duration(e.elapsedS))
-                           .str();
+    std::string line = llvm::formatv("[{0}/{1}] ", e.done, e.total).str();
+    if (e.failed)
+      line += std::to_string(e.failed) + " failed, ";
+    line += std::to_string(e.running) + " running, ";
+    if (e.queued)
+      line += std::to_string(e.queued) + " queued, ";
+    line += "elapsed " + duration(e.elapsedS);
     line += ", ETA " + (e.etaS < 0 ? std::string("?") : duration(e.etaS));
     if (e.kind == ProgressEvent::Finished && e.status != "ok")
       errs() << "\r\x1b[K" << e.point.key() << ": " << e.status << "\n";
     if (e.kind == ProgressEvent::Started)
-      line += " | started " + e.point.key();
+      line += " | started " + e.point.key() +
+              (e.detail.empty() ? "" : " (" + e.detail + ")");
     errs() << "\r\x1b[K" << line;
     errs().flush();
     dirty = true;
@@ -216,20 +228,234 @@ int runSpec(SweepSpec &s, bool noProgress) {
   if (s.only.empty())
     errs() << "; summary in " << s.outDir << "/summary.{txt,csv}";
   errs() << "\n";
+  std::string resume =
+      "q2-profile sweep --resume --out " + shellQuote(s.outDir);
+  if (sum->retryable)
+    errs() << "q2-profile: " << sum->retryable
+           << " failed point(s) are retryable (node failure, task died); `"
+           << resume << "` reruns them\n";
   if (sum->cancelled) {
     int sig = InterruptSignal.load();
     errs() << "q2-profile: interrupted"
            << (sig ? " by " + signalName(sig) : std::string())
-           << "; rerun the same command to resume\n";
+           << (s.executor == SweepExecutor::Slurm
+                   ? "; the array is cancelled; `" + resume + "` resumes\n"
+                   : std::string("; rerun the same command to resume\n"));
     return 130;
   }
+  if (sum->missing)
+    errs() << "q2-profile: " << sum->missing
+           << " point(s) missing (their Slurm tasks were cancelled); `"
+           << resume << "` submits them again\n";
+  if (sum->inFlight) {
+    errs() << "q2-profile: " << sum->inFlight
+           << " point(s) queued or running in Slurm; `q2-profile status "
+           << shellQuote(s.outDir) << "` shows them, `" << resume
+           << "` waits for them\n";
+    return 0;
+  }
   // Every point is written; the status tells a script that some failed.
-  return sum->failed ? kExitPointsFailed : 0;
+  return sum->failed || sum->missing ? kExitPointsFailed : 0;
 }
 
 } // namespace
 
-int q2::orch::profile_tool::cmdSweep(Options &o, const char *argv0) {
+namespace {
+
+/// The options that only act with --executor slurm: refused otherwise.
+const char *slurmOnlyOption(Options &o) {
+  if (o.Partition.getNumOccurrences())
+    return "--partition";
+  if (o.Account.getNumOccurrences())
+    return "--account";
+  if (o.MaxParallel.getNumOccurrences())
+    return "--max-parallel";
+  if (o.SbatchArgs.getNumOccurrences())
+    return "--sbatch-arg";
+  if (o.SlurmPoll.getNumOccurrences())
+    return "--slurm-poll-s";
+  if (o.NoWait.getNumOccurrences())
+    return "--no-wait";
+  return nullptr;
+}
+
+/// --jobs, --rss-budget-mb and --retry-failed onto a new or resumed spec.
+int applyLocalOptions(Options &o, SweepSpec &s) {
+  if (o.Jobs == 0)
+    return fail("--jobs: expected a positive integer, got 0");
+  if (o.Jobs.getNumOccurrences())
+    s.jobs = o.Jobs;
+  if (o.TotalRss.getNumOccurrences()) {
+    if (!std::isfinite(o.TotalRss) || o.TotalRss <= 0)
+      return fail("--rss-budget-mb: expected a finite positive number");
+    s.totalRssMB = o.TotalRss;
+  }
+  s.retryFailed = o.RetryFailed;
+  return 0;
+}
+
+/// The executor and its options, onto a new or resumed spec.
+int applyExecutor(Options &o, SweepSpec &s, const char *argv0) {
+  if (o.Executor.getNumOccurrences())
+    s.executor = o.Executor;
+  if (s.executor != SweepExecutor::Slurm) {
+    s.slurm = SlurmOptions();
+    if (const char *flag = slurmOnlyOption(o))
+      return fail(llvm::Twine(flag) + " needs --executor slurm");
+    return 0;
+  }
+  if (!o.EmitJobs.empty())
+    return fail("--emit-jobs writes the job lines and runs nothing; it does "
+                "not go with --executor slurm");
+  if (!s.only.empty())
+    return fail("--only needs the local executor (a Slurm sweep submits "
+                "every point that is not finished)");
+  if (o.Partition.getNumOccurrences())
+    s.slurm.partition = o.Partition;
+  if (o.Account.getNumOccurrences())
+    s.slurm.account = o.Account;
+  if (o.MaxParallel.getNumOccurrences())
+    s.slurm.maxParallel = o.MaxParallel;
+  if (o.SbatchArgs.getNumOccurrences())
+    s.slurm.sbatchArgs.assign(o.SbatchArgs.begin(), o.SbatchArgs.end());
+  if (o.SlurmPoll.getNumOccurrences()) {
+    if (!std::isfinite(o.SlurmPoll) || o.SlurmPoll <= 0)
+      return fail("--slurm-poll-s: expected a finite positive number, got " +
+                  shortNum(o.SlurmPoll));
+    s.slurm.pollS = o.SlurmPoll;
+  }
+  s.slurm.wait = !o.NoWait;
+  // The tasks run this q2-profile (on a path the nodes share).
+  s.slurm.q2Profile = selfPath(argv0);
+  return 0;
+}
+
+/// The options that make the points of a sweep: not with --resume.
+const char *pointOption(Options &o) {
+  // (cl::list overloads operator&.)
+  cl::Option *const points[] = {std::addressof(o.Molecules),
+                                &o.Grid,
+                                &o.Modes,
+                                &o.PhaseA,
+                                &o.PhaseBC,
+                                std::addressof(o.Vars),
+                                &o.Runs,
+                                &o.Wall,
+                                &o.PointRss,
+                                &o.Poll,
+                                &o.QpeTool,
+                                &o.OptTool,
+                                std::addressof(o.Only)};
+  for (cl::Option *opt : points)
+    if (opt->getNumOccurrences())
+      return opt->ArgStr.data();
+  return nullptr;
+}
+
+/// `sweep --resume --out DIR`: the spec DIR was started with.
+int cmdResume(Options &o, const char *argv0) {
+  if (o.Out.empty())
+    return fail("--resume: --out DIR is required");
+  if (const char *flag = pointOption(o))
+    return fail("--" + llvm::Twine(flag) +
+                ": a resumed sweep keeps the points it was started with (" +
+                o.Out + "/sweep.json); drop --" + flag +
+                " or start a sweep without --resume");
+  std::string file = absolute(o.Out) + "/sweep.json";
+  if (!llvm::sys::fs::exists(file))
+    return fail("--resume: '" + file + "' not found (no sweep to resume)");
+  llvm::Expected<SweepSpec> spec = readSweepSpec(file);
+  if (!spec)
+    return fail(llvm::toString(spec.takeError()));
+  SweepSpec &s = *spec;
+  s.outDir = absolute(o.Out);
+  if (int rc = applyLocalOptions(o, s))
+    return rc;
+  if (!o.EmitJobs.empty())
+    return fail("--emit-jobs does not go with --resume");
+  if (int rc = applyExecutor(o, s, argv0))
+    return rc;
+  if (llvm::Error e = validateSweepSpec(s))
+    return fail(llvm::toString(std::move(e)));
+  return runSpec(s, o.NoProgress);
+}
+
+/// `sweep --slurm-task OUT/slurm/<n>` inside array task $SLURM_ARRAY_TASK_ID.
+int cmdSlurmTask(Options &o) {
+  const char *task = getenv("SLURM_ARRAY_TASK_ID");
+  const char *job = getenv("SLURM_ARRAY_JOB_ID");
+  unsigned taskId;
+  if (!task || !job || StringRef(task).getAsInteger(10, taskId))
+    return fail("--slurm-task runs inside a task of a Slurm job array "
+                "(SLURM_ARRAY_TASK_ID and SLURM_ARRAY_JOB_ID are not set)");
+  const char *node = getenv("SLURMD_NODENAME");
+  llvm::Expected<SweepSpec> spec =
+      slurmTaskSpec(o.SlurmTask, job, taskId, node ? node : "");
+  if (!spec)
+    return fail(llvm::toString(spec.takeError()));
+  errs() << "q2-profile: Slurm task " << spec->slurmTask->jobId << " on "
+         << (node ? node : "?") << ": point " << spec->only.front() << "\n";
+  return runSpec(*spec, /*noProgress=*/true);
+}
+
+} // namespace
+
+int q2::orch::profile_tool::cmdStatus(Options &o) {
+  if (o.StatusDir.empty())
+    return fail("status: no sweep directory given");
+  std::string dir = absolute(o.StatusDir);
+  llvm::Expected<std::vector<PointStatus>> st = sweepStatus(dir);
+  if (!st)
+    return fail(llvm::toString(st.takeError()));
+  std::vector<std::vector<std::string>> rows = {
+      {"key", "state", "slurm_job", "node", "detail"}};
+  std::map<std::string, size_t> counts;
+  for (const PointStatus &p : *st) {
+    ++counts[p.state];
+    std::string node, detail;
+    if (p.task) {
+      node = p.task->node;
+      detail = p.task->state == "PENDING"
+                   ? "pending (" + p.task->reason + ")"
+                   : "running for " +
+                         llvm::formatv("{0:f0}", p.task->elapsedS).str() + " s";
+    } else if (p.record) {
+      if (p.record->slurm)
+        node = p.record->slurm->node;
+      if (p.record->status != "ok")
+        detail = p.record->reason +
+                 (p.record->message ? ": " + *p.record->message : "");
+    } else if (p.state == "ended") {
+      detail = "its task ended without a result; --resume records why";
+    }
+    rows.push_back({p.id.key(), p.state, p.jobId, node, detail});
+  }
+  std::vector<size_t> width(5, 0);
+  for (const auto &r : rows)
+    for (size_t i = 0; i < 4; ++i)
+      width[i] = std::max(width[i], r[i].size());
+  for (const auto &r : rows) {
+    std::string line;
+    for (size_t i = 0; i < 5; ++i) {
+      std::string cell = r[i];
+      if (i < 4)
+        cell.resize(width[i], ' ');
+      line += cell + (i < 4 ? "  " : "");
+    }
+    outs() << StringRef(line).rtrim() << "\n";
+  }
+  outs() << st->size() << " points";
+  for (const char *k :
+       {"ok", "failed", "retryable", "running", "queued", "ended", "missing"})
+    outs() << ", " << counts[k] << " " << k;
+  outs() << "\n";
+  return 0;
+}
+
+namespace {
+
+/// A new sweep from the options.
+int newSweep(Options &o, const char *argv0) {
   llvm::Expected<SweepSpec> spec = pointSpec(o);
   if (!spec)
     return fail(llvm::toString(spec.takeError()));
@@ -257,16 +483,9 @@ int q2::orch::profile_tool::cmdSweep(Options &o, const char *argv0) {
     if (s.modes.empty())
       return fail("--modes: empty");
   }
-  if (o.Jobs == 0)
-    return fail("--jobs: expected a positive integer, got 0");
-  s.jobs = o.Jobs;
-  if (o.TotalRss.getNumOccurrences()) {
-    if (!std::isfinite(o.TotalRss) || o.TotalRss <= 0)
-      return fail("--rss-budget-mb: expected a finite positive number");
-    s.totalRssMB = o.TotalRss;
-  }
+  if (int rc = applyLocalOptions(o, s))
+    return rc;
   s.only.assign(o.Only.begin(), o.Only.end());
-  s.retryFailed = o.RetryFailed;
   if (s.outDir.empty())
     return fail("sweep: --out DIR is required");
   if (s.molecules.empty()) {
@@ -277,11 +496,23 @@ int q2::orch::profile_tool::cmdSweep(Options &o, const char *argv0) {
     s.molecules.push_back(*m);
   }
   finalizeSpec(o, s, argv0);
+  if (int rc = applyExecutor(o, s, argv0))
+    return rc;
   if (llvm::Error e = validateSweepSpec(s))
     return fail(llvm::toString(std::move(e)));
   if (!o.EmitJobs.empty())
     return emitJobs(s, o.EmitJobs, argv0);
   return runSpec(s, o.NoProgress);
+}
+
+} // namespace
+
+int q2::orch::profile_tool::cmdSweep(Options &o, const char *argv0) {
+  if (!o.SlurmTask.empty())
+    return cmdSlurmTask(o);
+  if (o.Resume)
+    return cmdResume(o, argv0);
+  return newSweep(o, argv0);
 }
 
 int q2::orch::profile_tool::cmdRun(Options &o, const char *argv0) {

@@ -11,6 +11,7 @@
 #include "q2/Orchestrator/ProfileTool.h"
 #include "CompareTool.h"
 #include "ProfileToolOptions.h"
+#include "SweepInternal.h"
 #include "q2/Orchestrator/Measure.h"
 #include "q2/Orchestrator/Sweep.h"
 #include "q2/Profiling/Memory.h"
@@ -40,6 +41,7 @@ using namespace q2::orch;
 using namespace q2::orch::profile_tool;
 using llvm::errs;
 using llvm::outs;
+using q2::orch::sweep_detail::shellQuote;
 
 namespace q2::orch::profile_tool {
 
@@ -125,22 +127,6 @@ std::string siblingTool(const char *argv0, const char *name) {
       return std::string(p);
   }
   return name; // Left to PATH lookup.
-}
-
-std::string shellQuote(const std::string &s) {
-  // Braces are safe unless they could form a brace expansion ({a,b}, {1..3}).
-  bool braces = s.find_first_of("{}") != std::string::npos;
-  bool expansion = braces && (s.find(',') != std::string::npos ||
-                              s.find("..") != std::string::npos);
-  if (!s.empty() && !expansion &&
-      s.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
-                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                          "0123456789-_./=:,+@%{}") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 std::string joinTemplate(const std::vector<std::string> &words) {
@@ -252,14 +238,15 @@ const char *const Overview =
     "isolated, budgeted runs of the q2 tools and resumable profiling "
     "sweeps (docs/sweeps.md)\n";
 
-const char *const SubcommandNames[] = {"measure", "run", "sweep", "merge",
-                                       "compare"};
+const char *const SubcommandNames[] = {"measure", "run",     "sweep",
+                                       "merge",   "compare", "status"};
 
 } // namespace
 
 int q2::orch::q2ProfileMain(int argc, char **argv) {
   if (argc < 2) {
-    errs() << "usage: q2-profile <measure|run|sweep|merge|compare> [options]; "
+    errs() << "usage: q2-profile <measure|run|sweep|merge|compare|status> "
+              "[options]; "
               "q2-profile --help lists the subcommands\n";
     return 2;
   }
@@ -267,8 +254,8 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   bool isSubcommand = llvm::is_contained(SubcommandNames, first);
   if (!isSubcommand && first != "help" && !first.starts_with("-"))
     return fail("unknown command '" + first +
-                "' (commands: measure, run, sweep, merge, compare; see "
-                "q2-profile --help)");
+                "' (commands: measure, run, sweep, merge, compare, status; "
+                "see q2-profile --help)");
 
   // measure: everything after the first `--` is the command, never seen by
   // the option parser (no response files, no options taken from it).
@@ -293,10 +280,11 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   // only in --help-hidden (q2/Support/CommandLine.h). Category names sort
   // before "Other options".
   for (cl::SubCommand *sub :
-       {&cl::SubCommand::getTopLevel(), &o.Measure, &o.Run, &o.Sweep,
-        &o.Merge, &compareSubCommand()})
+       {&cl::SubCommand::getTopLevel(), &o.Measure, &o.Run, &o.Sweep, &o.Merge,
+        &compareSubCommand(), &o.Status})
     q2::organizeHelp({&o.MeasureCat, &o.PointCat, &o.RunCat, &o.SweepCat,
-                      &o.MergeCat, &compareCategory()},
+                      &o.SlurmCat, &o.MergeCat, &compareCategory(),
+                      &o.StatusCat},
                      *sub);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "q2-profile (q2 build id " << q2::buildID() << ")\n";
@@ -313,9 +301,10 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
     return cmdSweep(o, argv[0]);
   if (o.Merge)
     return cmdMerge(o);
+  if (o.Status)
+    return cmdStatus(o);
   if (compareSubCommand())
     return runCompareCommand(argv[0]);
   return fail("no command given (commands: measure, run, sweep, merge, "
-              "compare; see "
-              "q2-profile --help)");
+              "compare, status; see q2-profile --help)");
 }

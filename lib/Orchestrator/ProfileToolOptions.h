@@ -57,6 +57,9 @@ struct Options {
                                 "molecules (resumable, parallel, emits jobs)"};
   cl::SubCommand Merge{"merge", "combine the results of sweep directories "
                                 "into one summary"};
+  cl::SubCommand Status{"status", "show the points of a sweep directory: "
+                                  "finished, failed, queued or running in "
+                                  "Slurm, missing"};
   cl::SubCommandGroup RunAndSweep{&Run, &Sweep};
 
   cl::OptionCategory MeasureCat{"Command: measure"};
@@ -70,7 +73,17 @@ struct Options {
       "--var K=V."};
   cl::OptionCategory RunCat{"Command: run"};
   cl::OptionCategory SweepCat{"Command: sweep"};
+  cl::OptionCategory SlurmCat{
+      "Command: sweep (Slurm)",
+      "--executor slurm submits the points that are not finished as one "
+      "Slurm job array (sbatch), one point per task, each task the same "
+      "budgeted run as a local point, writing into --out (a path every "
+      "node must see). Tasks ask for --mem and --time from --point-rss-mb "
+      "and --wall-s. The sweep follows the array (squeue) until every "
+      "task ended; ^C cancels it (scancel). Rerun with --resume to submit "
+      "only missing and retryable points."};
   cl::OptionCategory MergeCat{"Command: merge"};
+  cl::OptionCategory StatusCat{"Command: status"};
 
   // measure
   cl::opt<std::string> MOut{
@@ -250,6 +263,74 @@ struct Options {
                "parallel or a Slurm array) and run nothing"),
       cl::value_desc("FILE"), cl::sub(Sweep), cl::cat(SweepCat)};
 
+  // sweep: executors, resume
+  cl::opt<SweepExecutor> Executor{
+      "executor",
+      cl::desc("Where the points run (default local)"),
+      cl::value_desc("local|slurm"),
+      cl::values(clEnumValN(SweepExecutor::Local, "local",
+                            "child processes of q2-profile (--jobs at once)"),
+                 clEnumValN(SweepExecutor::Slurm, "slurm",
+                            "tasks of one Slurm job array")),
+      cl::init(SweepExecutor::Local),
+      cl::sub(Sweep),
+      cl::cat(SlurmCat)};
+  cl::opt<bool> Resume{
+      "resume",
+      cl::desc("Resume the sweep in --out with the spec it was started with "
+               "(--out/sweep.json): follow its queued and running Slurm "
+               "tasks, record why ended ones left no result, run what is "
+               "missing or retryable. Options that change the points are "
+               "refused"),
+      cl::sub(Sweep), cl::cat(SlurmCat)};
+  cl::opt<std::string> Partition{
+      "partition", cl::desc("sbatch --partition of the tasks"),
+      cl::value_desc("P"), cl::sub(Sweep), cl::cat(SlurmCat)};
+  cl::opt<std::string> Account{
+      "account", cl::desc("sbatch --account of the tasks"), cl::value_desc("A"),
+      cl::sub(Sweep), cl::cat(SlurmCat)};
+  UnsignedOpt MaxParallel{
+      "max-parallel",
+      cl::desc("Tasks of the array running at once (--array=...%N; default "
+               "no limit)"),
+      cl::value_desc("N"),
+      cl::init(0),
+      cl::sub(Sweep),
+      cl::cat(SlurmCat)};
+  cl::list<std::string> SbatchArgs{
+      "sbatch-arg",
+      cl::desc("Pass ARG to sbatch after q2-profile's own (repeatable; "
+               "e.g. --sbatch-arg=--qos=long, --sbatch-arg=--mem=8G "
+               "overrides the --mem derived from --point-rss-mb)"),
+      cl::value_desc("ARG"), cl::sub(Sweep), cl::cat(SlurmCat)};
+  cl::opt<double> SlurmPoll{
+      "slurm-poll-s",
+      cl::desc(withDefault("Seconds between two looks at the queue while "
+                           "waiting",
+                           SlurmOptions().pollS)),
+      cl::value_desc("S"),
+      cl::init(SlurmOptions().pollS),
+      cl::sub(Sweep),
+      cl::cat(SlurmCat)};
+  cl::opt<bool> NoWait{
+      "no-wait",
+      cl::desc("Return once the array is submitted; `q2-profile status DIR` "
+               "shows it, `q2-profile sweep --resume --out DIR` waits for it"),
+      cl::sub(Sweep), cl::cat(SlurmCat)};
+  /// How an array task runs its point (job.sh); not for users.
+  cl::opt<std::string> SlurmTask{
+      "slurm-task",
+      cl::desc("Run the point of this Slurm array task (OUT/slurm/<n>, "
+               "from the array's job.sh)"),
+      cl::value_desc("DIR"),
+      cl::Hidden,
+      cl::sub(Sweep),
+      cl::cat(SlurmCat)};
+
+  // status
+  cl::opt<std::string> StatusDir{cl::Positional, cl::desc("SWEEP_DIR"),
+                                 cl::sub(Status), cl::cat(StatusCat)};
+
   // merge
   cl::opt<std::string> MergeOut{
       "out",
@@ -289,7 +370,6 @@ std::string absolute(StringRef p);
 std::string selfPath(const char *argv0);
 /// The tool `name` next to q2-profile, else `name` (PATH lookup).
 std::string siblingTool(const char *argv0, const char *name);
-std::string shellQuote(const std::string &s);
 std::string joinTemplate(const std::vector<std::string> &words);
 /// Exactly (for job files).
 std::string num(double v);
@@ -298,6 +378,7 @@ std::string shortNum(double v);
 
 int cmdRun(Options &o, const char *argv0);
 int cmdSweep(Options &o, const char *argv0);
+int cmdStatus(Options &o);
 
 } // namespace q2::orch::profile_tool
 

@@ -156,6 +156,43 @@ void removeStaleTemporariesIn(const std::string &dir, int depth) {
       removeStaleTemporariesIn(d, depth - 1);
 }
 
+/// Quoted for a POSIX shell: as is when only safe characters occur.
+std::string shellQuote(const std::string &s) {
+  // Braces are safe unless they could form a brace expansion ({a,b}, {1..3}).
+  bool braces = s.find_first_of("{}") != std::string::npos;
+  bool expansion = braces && (s.find(',') != std::string::npos ||
+                              s.find("..") != std::string::npos);
+  if (!s.empty() && !expansion &&
+      s.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                          "0123456789-_./=:,+@%{}") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+Expected<std::string> readTextFile(llvm::StringRef path, uint64_t maxBytes) {
+  auto buf = q2::readInputFile(path, maxBytes);
+  if (!buf)
+    return buf.takeError();
+  return (*buf)->getBuffer().str();
+}
+
+std::optional<PointRecord> readResultIfAny(const SweepSpec &spec,
+                                           const PointId &id) {
+  std::string file = joinPath(pointDir(spec, id), "result.json");
+  if (!llvm::sys::fs::exists(file))
+    return std::nullopt;
+  Expected<PointRecord> rec = readPointRecord(file);
+  if (!rec) {
+    llvm::consumeError(rec.takeError());
+    return std::nullopt;
+  }
+  return std::move(*rec);
+}
+
 const Molecule *findMolecule(const SweepSpec &spec, const std::string &name) {
   for (const auto &m : spec.molecules)
     if (m.name == name)
@@ -223,6 +260,30 @@ Expected<std::vector<GridPoint>> q2::orch::parseGrid(llvm::StringRef text) {
   if (grid.empty())
     return createStringError("empty grid");
   return grid;
+}
+
+const char *q2::orch::executorName(SweepExecutor e) {
+  return e == SweepExecutor::Slurm ? "slurm" : "local";
+}
+
+std::optional<SweepExecutor> q2::orch::parseExecutor(llvm::StringRef name) {
+  if (name == "local")
+    return SweepExecutor::Local;
+  if (name == "slurm")
+    return SweepExecutor::Slurm;
+  return std::nullopt;
+}
+
+llvm::StringRef q2::orch::toString(SweepExecutor e) { return executorName(e); }
+
+std::optional<SweepExecutor> q2::orch::parseEnum(llvm::StringRef s,
+                                                 SweepExecutor *) {
+  return parseExecutor(s);
+}
+
+bool q2::orch::isFinished(const PointRecord &r, bool retryFailed) {
+  return r.status == "ok" ||
+         (r.status == "failed" && !r.retryable && !retryFailed);
 }
 
 std::string PointId::key() const {
@@ -298,6 +359,36 @@ Error q2::orch::validateSweepSpec(const SweepSpec &spec) {
                              "kill grace must be a finite non-negative number");
   if (Error e = checkPollInterval(spec.phase.pollS, spec.phase.wallBudgetS))
     return e;
+  const SlurmOptions &so = spec.slurm;
+  if (spec.executor == SweepExecutor::Local) {
+    // No silent options: these mean something to Slurm only.
+    const char *slurmOnly = !so.partition.empty()    ? "a partition"
+                            : !so.account.empty()    ? "an account"
+                            : so.maxParallel         ? "max_parallel"
+                            : !so.sbatchArgs.empty() ? "sbatch arguments"
+                            : !so.wait               ? "not waiting"
+                            : so.pollS != SlurmOptions().pollS
+                                ? "a Slurm poll interval"
+                                : nullptr;
+    if (slurmOnly)
+      return createStringError(invalid, llvm::Twine(slurmOnly) +
+                                            " needs the slurm executor");
+  } else {
+    if (Error e = positive(so.pollS, "Slurm poll interval (s)"))
+      return e;
+    if (so.q2Profile.empty() || !llvm::sys::fs::can_execute(so.q2Profile))
+      return createStringError(
+          invalid, "the slurm executor needs the q2-profile its tasks run "
+                   "(absolute, on a path the nodes share): '" +
+                       so.q2Profile + "' is not an executable");
+    for (const std::string &a : so.sbatchArgs)
+      if (a.empty() || a.find('\0') != std::string::npos)
+        return createStringError(invalid, "empty sbatch argument");
+    for (const std::string *v : {&so.partition, &so.account})
+      if (v->find_first_of(" \t\n") != std::string::npos)
+        return createStringError(invalid,
+                                 "bad partition or account '" + *v + "'");
+  }
   // Keys name directories: two points with one key would overwrite each
   // other's results (and resume would list one twice).
   SweepSpec all = spec;
@@ -417,6 +508,7 @@ Expected<PointResult> q2::orch::runPoint(const SweepSpec &spec,
   PointRecord &r = result.record;
   r = recordFor(id, mol);
   r.status = "ok";
+  r.slurm = spec.slurmTask;
 
   auto fail = [&](const char *phase, llvm::StringRef reason,
                   std::string message) {
@@ -436,6 +528,7 @@ Expected<PointResult> q2::orch::runPoint(const SweepSpec &spec,
     static_cast<MeasureBudget &>(mo) = spec.phase;
     mo.cancel = spec.cancel;
     mo.cancelSignal = spec.cancelSignal;
+    mo.liveRecord = spec.slurmTask.has_value();
     Expected<MeasureRecord> rec = measure(mo);
     if (!rec) {
       fail(name, "refused", llvm::toString(rec.takeError()));
@@ -444,9 +537,14 @@ Expected<PointResult> q2::orch::runPoint(const SweepSpec &spec,
     slot = *rec;
     r.wallS += rec->wallS;
     r.peakRssMB = std::max(r.peakRssMB, rec->peakTreeRssMB);
-    if (rec->reason == StopReason::Cancelled) {
+    // A phase that failed while the sweep was being cancelled was probably
+    // signalled with us (a Slurm task's processes all get scancel's
+    // SIGTERM): not a result.
+    bool failed = rec->reason != StopReason::Exit || rec->exitCode != 0;
+    if (rec->reason == StopReason::Cancelled ||
+        (failed && spec.cancel && spec.cancel->load())) {
       r.status = "cancelled";
-      r.reason = stopReasonName(rec->reason);
+      r.reason = "cancelled";
       return false;
     }
     if (rec->reason != StopReason::Exit || rec->exitCode != 0) {

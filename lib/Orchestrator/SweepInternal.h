@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace q2::orch::sweep_detail {
@@ -36,6 +37,22 @@ llvm::Expected<PointResult> resultOfConcurrentRun(const SweepSpec &spec,
 /// whose writer is dead.
 void removeStaleTemporariesIn(const std::string &dir, int depth = 2);
 const Molecule *findMolecule(const SweepSpec &spec, const std::string &name);
+/// S quoted for a POSIX shell (as it is when only safe characters occur).
+std::string shellQuote(const std::string &s);
+/// The text of a file (q2::readInputFile: regular files only, at most
+/// MaxBytes).
+llvm::Expected<std::string>
+readTextFile(llvm::StringRef path,
+             uint64_t maxBytes = q2::kDefaultMaxInputBytes);
+/// OUT/points/<key>/result.json, read; nullopt when it is missing or
+/// unreadable (then the point is run again).
+std::optional<PointRecord> readResultIfAny(const SweepSpec &spec,
+                                           const PointId &id);
+/// What every executor does first: validates the spec, creates
+/// OUT/points, takes OUT/.lock and writes OUT/sweep.json (neither for a
+/// sweep restricted by `only`). The lock is held while the result lives.
+llvm::Expected<std::optional<q2::FileLock>>
+openSweepDirectory(const SweepSpec &spec);
 /// The identifying fields of a point's record.
 PointRecord recordFor(const PointId &id, const Molecule *mol);
 

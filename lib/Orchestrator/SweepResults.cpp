@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -89,6 +90,23 @@ Expected<PointRecord> q2::orch::readPointRecord(llvm::StringRef path) {
 
 Error q2::orch::writePointRecord(llvm::StringRef path, const PointRecord &r) {
   return json::writeFile(path, json::toValue(r));
+}
+
+Error q2::orch::writeSweepSpec(llvm::StringRef path, const SweepSpec &spec) {
+  return json::writeFile(path, json::toValue(spec));
+}
+
+Expected<SweepSpec> q2::orch::readSweepSpec(llvm::StringRef path) {
+  Expected<SweepSpec> spec = readWithSchema<SweepSpec>(path, "q2.sweep/1");
+  if (!spec)
+    return spec.takeError();
+  // The field list reads each grid entry as a pair; anything else is 0x0.
+  for (const GridPoint &g : spec->grid)
+    if (g.nEst == 0 || g.nTrotter == 0)
+      return createStringError(path + ": grid: expected [n_est, n_trotter] "
+                                      "pairs of positive integers");
+  spec->outDir = llvm::sys::path::parent_path(path).str();
+  return spec;
 }
 
 Error q2::orch::writeResults(llvm::StringRef path,
@@ -301,6 +319,19 @@ std::vector<Column> columns(const std::vector<PointRecord> &results) {
       {"vmhwm_bc_mb",
        phase(&PointPhases::bc, [](M ph) { return fmt(ph.maxVmHwmMB, 1); })},
   };
+  // The Slurm task of each point, for sweeps run by the slurm executor.
+  if (llvm::any_of(results, [](R p) { return p.slurm.has_value(); })) {
+    auto task = [](auto get) {
+      return [=](R p) { return p.slurm ? get(*p.slurm) : std::string(); };
+    };
+    using T = const SlurmTaskRecord &;
+    cols.push_back({"slurm_job", task([](T t) { return t.jobId; })});
+    cols.push_back({"slurm_state", task([](T t) { return t.state; })});
+    cols.push_back(
+        {"slurm_max_rss_mb", task([](T t) { return fmt(t.maxRssMB, 1); })});
+    cols.push_back(
+        {"slurm_elapsed_s", task([](T t) { return fmt(t.elapsedS, 0); })});
+  }
   addReportColumns(cols, results);
   return cols;
 }

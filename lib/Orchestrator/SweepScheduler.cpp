@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "q2/Orchestrator/Sweep.h"
+#include "q2/Orchestrator/SweepSlurm.h"
 
 #include "q2/Orchestrator/RecordFields.h"
 #include "SweepInternal.h"
@@ -30,36 +31,6 @@ using llvm::Expected;
 namespace json = q2::json;
 
 namespace {
-
-/// OUT/sweep.json: the spec, for readers (never read back).
-json::Value specToValue(const SweepSpec &spec) {
-  json::Value j = json::Value::object();
-  j["schema"] = "q2.sweep/1";
-  j["grid"] = json::Value::array();
-  for (const auto &g : spec.grid)
-    j["grid"].push_back(json::toValue(std::vector<unsigned>{g.nEst, g.nTrotter}));
-  j["modes"] = json::toValue(spec.modes);
-  j["molecules"] = json::Value::array();
-  for (const auto &m : spec.molecules) {
-    json::Value mol = json::Value::object();
-    mol["name"] = m.name;
-    mol["hamiltonian"] = m.hamiltonian;
-    mol["n_terms"] = m.nTerms;
-    j["molecules"].push_back(std::move(mol));
-  }
-  j["commands"] = json::Value::object();
-  j["commands"]["A"] = json::toValue(spec.commands.phaseA);
-  j["commands"]["BC"] = json::toValue(spec.commands.phaseBC);
-  j["vars"] = json::toValue(spec.vars);
-  j["runs"] = spec.runs;
-  j["jobs"] = spec.jobs;
-  j["phase_wall_s"] = spec.phase.wallBudgetS;
-  j["point_rss_mb"] = spec.phase.rssBudgetMB;
-  j["total_rss_mb"] = spec.totalRssMB;
-  j["poll_s"] = spec.phase.pollS;
-  j["only"] = json::toValue(spec.only);
-  return j;
-}
 
 /// One sweep's points: which are pending, which run on which worker
 /// thread, and the memory they were admitted with. Workers only run
@@ -150,6 +121,7 @@ void SweepScheduler::emit(ProgressEvent::Kind k, const PointId &id,
     return;
   ProgressEvent e{k, id, status};
   e.done = done;
+  e.failed = sum.failed;
   e.total = ids.size();
   e.running = running;
   e.elapsedS = std::chrono::duration<double>(Clock::now() - start).count();
@@ -168,7 +140,7 @@ void SweepScheduler::resumeFinished() {
       Expected<PointRecord> rec = readPointRecord(resultFile);
       if (rec) {
         const std::string status = rec->status;
-        if (status == "ok" || (status == "failed" && !spec.retryFailed)) {
+        if (isFinished(*rec, spec.retryFailed)) {
           // Temporaries of writers killed in this finished point (only
           // while nobody else works on it).
           if (Expected<q2::FileLock> l = lockPoint(spec, ids[i]))
@@ -280,8 +252,8 @@ SweepSummary SweepScheduler::run() {
 
 } // namespace
 
-Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &spec,
-                                          const ProgressCallback &progress) {
+Expected<std::optional<q2::FileLock>>
+q2::orch::sweep_detail::openSweepDirectory(const SweepSpec &spec) {
   if (Error e = validateSweepSpec(spec))
     return std::move(e);
   if (std::error_code ec =
@@ -302,10 +274,23 @@ Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &spec,
   // Every `--only` job of an emitted sweep writes the same spec; skip that
   // so concurrent jobs do not race on it.
   if (spec.only.empty())
-    if (Error e = json::writeFile(joinPath(spec.outDir, "sweep.json"),
-                                  specToValue(spec)))
+    if (Error e = writeSweepSpec(joinPath(spec.outDir, "sweep.json"), spec))
       return std::move(e);
+  return std::move(sweepLock);
+}
 
+Expected<SweepSummary> q2::orch::runSweep(const SweepSpec &spec,
+                                          const ProgressCallback &progress) {
+  if (spec.executor == SweepExecutor::Slurm)
+    return runSlurmSweep(spec, progress);
+  // Before sweep.json is rewritten. (Not in a Slurm task: its own array is
+  // in the queue.)
+  if (spec.only.empty())
+    if (Error e = checkNoSlurmTasksActive(spec.outDir))
+      return std::move(e);
+  Expected<std::optional<q2::FileLock>> lock = openSweepDirectory(spec);
+  if (!lock)
+    return lock.takeError();
   SweepSummary sum = SweepScheduler(spec, progress).run();
   if (spec.only.empty())
     if (Error e = writeSummary(spec.outDir, resultsOf(sum)))

@@ -75,7 +75,8 @@ def _run(fn, options, on_progress):
 def run_sweep(out_dir, molecules=None, grid=None, modes=("fixed", "dynamic"),
               runs=None, jobs=1, wall_s=None, rss_mb=None, total_rss_mb=0,
               poll_s=None, retry_failed=False, only=None, q2_qpe=None,
-              q2_opt=None, vars=None, on_progress=None):
+              q2_opt=None, vars=None, on_progress=None, executor="local",
+              slurm=None):
     """``q2-profile sweep``: every (molecule, n_est, n_trotter, mode) point
     in budgeted child processes (Phase A q2-qpe, Phase B+C q2-opt
     --profile-stages --run), resumable, results in out_dir/points/<key>/.
@@ -86,14 +87,21 @@ def run_sweep(out_dir, molecules=None, grid=None, modes=("fixed", "dynamic"),
     running, elapsed_s, eta_s); an exception in it stops the sweep and is
     raised. ``runs``, ``wall_s``, ``rss_mb``, ``poll_s`` None are
     q2-profile's defaults (``q2-profile sweep --help``: 5 runs, 600 s and
-    4000 MB per phase, polled every 10 ms; declared once, in SweepSpec)."""
+    4000 MB per phase, polled every 10 ms; declared once, in SweepSpec).
+    ``executor="slurm"`` runs the points as one Slurm job array (``q2-profile
+    sweep --executor slurm``, docs/sweeps.md); ``slurm``: {partition,
+    account, max_parallel, sbatch_args, poll_s, wait} (wait=False returns
+    once submitted; calling again resumes)."""
     fn = "run_sweep"
+    if executor == "slurm":
+        slurm = dict(slurm or {})
+        slurm.setdefault("q2_profile", _bin("q2-profile"))
     options = native().SweepOptions(
         out_dir=_out_dir_arg(fn, out_dir), molecules=_molecules(molecules),
         grid=grid, modes=check_modes(fn, modes), runs=runs, jobs=jobs,
         wall_s=wall_s, rss_mb=rss_mb, total_rss_mb=total_rss_mb,
         poll_s=poll_s, retry_failed=retry_failed, only=only,
-        vars=_vars(q2_qpe, q2_opt, vars))
+        vars=_vars(q2_qpe, q2_opt, vars), executor=executor, slurm=slurm)
     return _run(fn, options, on_progress)
 
 

@@ -58,13 +58,12 @@ struct SweepOptions {
   orch::SweepSpec spec;
 };
 
-SweepOptions makeSweepOptions(PathArg outDir, py::object molecules,
-                              py::object grid, py::object modes,
-                              py::object runs, py::object jobs,
-                              py::object wallS, py::object rssMB,
-                              py::object totalRssMB, py::object pollS,
-                              bool retryFailed, py::object only,
-                              py::object vars, py::object commands) {
+SweepOptions makeSweepOptions(
+    PathArg outDir, py::object molecules, py::object grid, py::object modes,
+    py::object runs, py::object jobs, py::object wallS, py::object rssMB,
+    py::object totalRssMB, py::object pollS, bool retryFailed, py::object only,
+    py::object vars, py::object commands, const std::string &executor,
+    py::object slurm) {
   SweepOptions o;
   orch::SweepSpec &s = o.spec;
   s.outDir = absolute(outDir.path);
@@ -135,6 +134,35 @@ SweepOptions makeSweepOptions(PathArg outDir, py::object molecules,
                               "' (phases: 'A', 'BC')");
     }
   }
+  std::optional<orch::SweepExecutor> exec = orch::parseExecutor(executor);
+  if (!exec)
+    throw py::value_error("executor must be 'local' or 'slurm', got '" +
+                          executor + "'");
+  s.executor = *exec;
+  // slurm: {partition, account, max_parallel, sbatch_args, poll_s, wait,
+  // q2_profile} (SlurmOptions; validateSweepSpec refuses them for local).
+  if (!slurm.is_none()) {
+    for (auto [k, v] : slurm.cast<py::dict>()) {
+      std::string key = py::str(k);
+      orch::SlurmOptions &so = s.slurm;
+      if (key == "partition")
+        so.partition = py::str(v);
+      else if (key == "account")
+        so.account = py::str(v);
+      else if (key == "max_parallel")
+        so.maxParallel = unsignedArg(v, "max_parallel");
+      else if (key == "sbatch_args")
+        so.sbatchArgs = v.cast<std::vector<std::string>>();
+      else if (key == "poll_s")
+        so.pollS = numberArg(v, "poll_s");
+      else if (key == "wait")
+        so.wait = v.cast<bool>();
+      else if (key == "q2_profile")
+        so.q2Profile = absolute(v.cast<PathArg>().path);
+      else
+        throw py::type_error("slurm: unknown option '" + key + "'");
+    }
+  }
   // Refusals before anything is created.
   check(orch::validateSweepSpec(s));
   return o;
@@ -147,6 +175,10 @@ struct SweepResult {
   std::vector<bool> skipped;
   size_t ran = 0, skippedCount = 0, failed = 0;
   bool cancelled = false;
+  /// Slurm: points still queued or running (wait=False), retryable
+  /// failures, the array jobs submitted.
+  size_t inFlight = 0, retryable = 0;
+  std::vector<std::string> slurmJobs;
 };
 
 py::list pointViews(py::object self) {
@@ -158,7 +190,8 @@ py::list pointViews(py::object self) {
 }
 
 const char *kindName(orch::ProgressEvent::Kind k) {
-  static const char *kinds[] = {"skipped", "started", "finished"};
+  static const char *kinds[] = {"skipped", "started", "finished", "submitted",
+                                "waiting"};
   return kinds[k];
 }
 
@@ -243,7 +276,8 @@ void q2py::bindOrchestrator(py::module_ &m) {
            py::arg("rss_mb") = py::none(), py::arg("total_rss_mb") = py::none(),
            py::arg("poll_s") = py::none(), py::arg("retry_failed") = false,
            py::arg("only") = py::none(), py::arg("vars") = py::none(),
-           py::arg("commands") = py::none())
+           py::arg("commands") = py::none(), py::arg("executor") = "local",
+           py::arg("slurm") = py::none())
       .def_property_readonly(
           "out_dir", [](const SweepOptions &o) { return o.spec.outDir; })
       .def_property_readonly(
@@ -290,6 +324,9 @@ void q2py::bindOrchestrator(py::module_ &m) {
         d["A"] = o.spec.commands.phaseA;
         d["BC"] = o.spec.commands.phaseBC;
         return d;
+      })
+      .def_property_readonly("executor", [](const SweepOptions &o) {
+        return orch::executorName(o.spec.executor);
       });
 
   py::class_<orch::ProgressEvent>(m, "ProgressEvent",
@@ -312,6 +349,9 @@ void q2py::bindOrchestrator(py::module_ &m) {
       .def_readonly("done", &orch::ProgressEvent::done)
       .def_readonly("total", &orch::ProgressEvent::total)
       .def_readonly("running", &orch::ProgressEvent::running)
+      .def_readonly("failed", &orch::ProgressEvent::failed)
+      .def_readonly("queued", &orch::ProgressEvent::queued)
+      .def_readonly("detail", &orch::ProgressEvent::detail)
       .def_readonly("elapsed_s", &orch::ProgressEvent::elapsedS)
       .def_property_readonly("eta_s",
                              [](const orch::ProgressEvent &e) {
@@ -342,6 +382,9 @@ void q2py::bindOrchestrator(py::module_ &m) {
       .def_readonly("skipped_count", &SweepResult::skippedCount)
       .def_readonly("failed", &SweepResult::failed)
       .def_readonly("cancelled", &SweepResult::cancelled)
+      .def_readonly("in_flight", &SweepResult::inFlight)
+      .def_readonly("retryable", &SweepResult::retryable)
+      .def_readonly("slurm_jobs", &SweepResult::slurmJobs)
       .def(
           "summary_csv",
           [](const SweepResult &r) { return orch::summaryCsv(r.records); },
@@ -404,6 +447,8 @@ void q2py::bindOrchestrator(py::module_ &m) {
         orch::SweepSummary s = unwrap(std::move(sum));
         auto out = std::make_unique<SweepResult>();
         for (auto &p : s.points) {
+          if (p.record.key.empty())
+            continue; // Still in the Slurm queue (wait=False).
           out->skipped.push_back(p.skipped);
           out->records.push_back(std::move(p.record));
         }
@@ -411,6 +456,9 @@ void q2py::bindOrchestrator(py::module_ &m) {
         out->skippedCount = s.skipped;
         out->failed = s.failed;
         out->cancelled = s.cancelled;
+        out->inFlight = s.inFlight;
+        out->retryable = s.retryable;
+        out->slurmJobs = s.slurmJobs;
         return out;
       },
       py::arg("options"), py::arg("on_progress") = py::none(),

@@ -441,6 +441,8 @@ void q2py::bindRecords(py::module_ &m) {
                                       "record.json of q2-profile measure.");
   bindRecord<q2::orch::PointPhases>(m, "PointPhases",
                                     "The measure records of a point's phases.");
+  bindRecord<q2::orch::SlurmTaskRecord>(
+      m, "SlurmTaskRecord", "The Slurm array task of a point (\"slurm\").");
   bindRecord<q2::orch::PointRecord>(m, "PointRecord",
                                     "result.json of a sweep point.");
 

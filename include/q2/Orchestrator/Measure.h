@@ -52,6 +52,11 @@ struct MeasureOptions : MeasureBudget {
   /// When set and non-zero at the cancel: the signal that asked for it,
   /// recorded as `cancelled_by` (e.g. "SIGTERM").
   const std::atomic<int> *cancelSignal = nullptr;
+  /// Keep the peaks so far in outDir/live.json (kLiveRecordFile, written
+  /// atomically about once a second while the command runs, removed when
+  /// record.json is written): what survives when the measuring process
+  /// itself is killed, e.g. a Slurm task over its --mem.
+  bool liveRecord = false;
   /// Where procfs is mounted (tests point it elsewhere to check the
   /// refusal on systems without /proc).
   std::string procRoot = "/proc";
@@ -104,6 +109,9 @@ struct MeasureRecord {
 };
 
 inline constexpr const char *kMeasureSchema = "q2.measure/1";
+/// MeasureOptions::liveRecord's file: {"wall_s", "peak_tree_rss_mb",
+/// "max_vmhwm_mb", "polls"} so far.
+inline constexpr const char *kLiveRecordFile = "live.json";
 
 /// Checks everything that can be checked before creating or starting
 /// anything: argv non-empty, no NUL in any argument or variable, finite

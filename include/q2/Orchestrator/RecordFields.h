@@ -84,6 +84,18 @@ Q2_JSON_FIELDS(MeasureRecord) {
   v("stderr", r.stderrFile);
 }
 
+Q2_JSON_FIELDS(SlurmTaskRecord) {
+  v("job_id", r.jobId);
+  v.unlessDefault("state", r.state, std::string());
+  v.unlessDefault("exit_code", r.exitCode, std::string());
+  v.optional("elapsed_s", r.elapsedS);
+  v.optional("max_rss_mb", r.maxRssMB);
+  v.optional("mem_limit_mb", r.memLimitMB);
+  v.unlessDefault("node", r.node, std::string());
+  v("source", r.source);
+  v.unlessDefault("log", r.log, std::string());
+}
+
 Q2_JSON_FIELDS(PointPhases) {
   v.optional("A", r.a);
   v.optional("BC", r.bc);
@@ -107,6 +119,76 @@ Q2_JSON_FIELDS(PointRecord) {
   v("wall_s", r.wallS);
   v("peak_rss_mb", r.peakRssMB);
   v("report", r.report);
+  // Only when true / present (the slurm executor's), so that the results of
+  // local sweeps read and merge as before.
+  v.unlessDefault("retryable", r.retryable, false);
+  v.optional("slurm", r.slurm);
+}
+
+/// For JSON.h's enum support (found by ADL).
+llvm::StringRef toString(SweepExecutor e);
+std::optional<SweepExecutor> parseEnum(llvm::StringRef s, SweepExecutor *);
+
+Q2_JSON_FIELDS(Molecule) {
+  v("name", r.name);
+  v("hamiltonian", r.hamiltonian);
+  v("n_terms", r.nTerms);
+}
+
+Q2_JSON_FIELDS(SlurmOptions) {
+  v("partition", r.partition);
+  v("account", r.account);
+  v("max_parallel", r.maxParallel);
+  v("sbatch_args", r.sbatchArgs);
+  v("poll_s", r.pollS);
+  v("q2_profile", r.q2Profile);
+}
+
+/// OUT/sweep.json (q2.sweep/1). Keys added later are optional, so that
+/// the sweep.json of older sweeps still reads.
+Q2_JSON_FIELDS(SweepSpec) {
+  constexpr bool reading = Q2_READING;
+  v.derived("schema", std::string("q2.sweep/1"));
+  // The grid as [[n_est, n_trotter], ...] (readSweepSpec checks the pairs).
+  std::vector<std::vector<unsigned>> grid;
+  if constexpr (!reading)
+    for (const GridPoint &g : r.grid)
+      grid.push_back({g.nEst, g.nTrotter});
+  v("grid", grid);
+  if constexpr (reading) {
+    r.grid.clear();
+    for (const auto &p : grid)
+      r.grid.push_back({p.size() == 2 ? p[0] : 0, p.size() == 2 ? p[1] : 0});
+  }
+  v("modes", r.modes);
+  v("molecules", r.molecules);
+  std::map<std::string, std::vector<std::string>> commands;
+  if constexpr (!reading)
+    commands = {{"A", r.commands.phaseA}, {"BC", r.commands.phaseBC}};
+  v("commands", commands);
+  if constexpr (reading) {
+    r.commands.phaseA = commands["A"];
+    r.commands.phaseBC = commands["BC"];
+  }
+  v("vars", r.vars);
+  v("runs", r.runs);
+  v("jobs", r.jobs);
+  v("phase_wall_s", r.phase.wallBudgetS);
+  v("point_rss_mb", r.phase.rssBudgetMB);
+  v("total_rss_mb", r.totalRssMB);
+  v("poll_s", r.phase.pollS);
+  v.unlessDefault("kill_grace_s", r.phase.killGraceS, 1.0);
+  v.unlessDefault("retry_failed", r.retryFailed, false);
+  v("only", r.only);
+  v.unlessDefault("executor", r.executor, SweepExecutor::Local);
+  if constexpr (reading) {
+    std::optional<SlurmOptions> slurm;
+    v.optional("slurm", slurm);
+    if (slurm)
+      r.slurm = std::move(*slurm);
+  } else {
+    v.when(r.executor == SweepExecutor::Slurm, "slurm", r.slurm);
+  }
 }
 
 #undef Q2_READING

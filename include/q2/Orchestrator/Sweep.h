@@ -84,6 +84,55 @@ struct CommandTemplates {
 /// with the programs taken from the {q2_qpe} and {q2_opt} variables.
 CommandTemplates defaultCommandTemplates();
 
+/// What Slurm says about the array task that ran (or tried to run) a point.
+/// In result.json as "slurm" (docs/sweeps.md).
+struct SlurmTaskRecord {
+  /// "<array job>_<task>", e.g. "4711_3".
+  std::string jobId;
+  /// Slurm's job state once the task ended: COMPLETED, FAILED,
+  /// OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, CANCELLED, ... ("" while running).
+  std::string state;
+  /// Slurm's "exit status:signal" of the task ("0:9").
+  std::string exitCode;
+  /// Slurm's Elapsed and MaxRSS (decimal MB) of the task, and the memory
+  /// limit it enforced (--mem), when known.
+  std::optional<double> elapsedS, maxRssMB, memLimitMB;
+  std::string node;
+  /// Where the state came from: "sacct", "scontrol", "jobcomp" (the
+  /// jobcomp/filetxt log), "log" (the task's output), "task" (the task
+  /// itself, in a point it finished).
+  std::string source;
+  /// The task's output file (stdout and stderr of the array task).
+  std::string log;
+};
+
+/// Where the points of a sweep run: in child processes of this one
+/// (`local`), or as the tasks of a Slurm job array (`slurm`,
+/// SweepSlurm.h), each task the same budgeted `q2-profile sweep --only` run.
+enum class SweepExecutor { Local, Slurm };
+/// "local", "slurm".
+const char *executorName(SweepExecutor e);
+std::optional<SweepExecutor> parseExecutor(llvm::StringRef name);
+
+/// How a Slurm sweep is submitted (docs/sweeps.md). The task budgets are
+/// derived from SweepSpec::phase (slurmMemMB, slurmTimeLimit in
+/// SweepSlurm.h).
+struct SlurmOptions {
+  /// sbatch --partition / --account; empty = the cluster's default.
+  std::string partition, account;
+  /// Tasks of the array running at once (--array=...%N); 0 = no limit.
+  unsigned maxParallel = 0;
+  /// Passed to sbatch after ours (so they override, e.g. --mem=8G).
+  std::vector<std::string> sbatchArgs;
+  /// Seconds between two looks at the queue (squeue) while waiting.
+  double pollS = 5;
+  /// false: return once the array is submitted (`--no-wait`); a later
+  /// runSweep on the same directory (`--resume`) picks it up.
+  bool wait = true;
+  /// The q2-profile the tasks run (absolute; on a path the nodes share).
+  std::string q2Profile;
+};
+
 struct SweepSpec {
   std::string outDir;
   std::vector<GridPoint> grid = defaultH2Grid();
@@ -113,6 +162,12 @@ struct SweepSpec {
   const std::atomic<bool> *cancel = nullptr;
   /// The signal behind the cancel, for the phase records (optional).
   const std::atomic<int> *cancelSignal = nullptr;
+  SweepExecutor executor = SweepExecutor::Local;
+  SlurmOptions slurm;
+  /// Set in a Slurm array task: its record goes into the point's
+  /// result.json, and each phase keeps its peak so far on disk
+  /// (MeasureOptions::liveFile) for the case that Slurm kills the task.
+  std::optional<SlurmTaskRecord> slurmTask;
 };
 
 /// All points of the spec, in order: molecule, then grid, then mode.
@@ -175,7 +230,10 @@ struct PointRecord {
   /// Why the point ended: "exit" (also for success), "signal",
   /// "wall_budget", "rss_budget", "cancelled", "refused" (a phase could not
   /// start), "no_report" (Phase B+C wrote none), "bad_report" (its report
-  /// is not a valid q2.profile/3 report), "error" (the machinery failed).
+  /// is not a valid q2.profile/3 report), "error" (the machinery failed);
+  /// from the slurm executor also "node_failure", "preempted" and
+  /// "task_failed" (retryable), and "wall_budget"/"rss_budget" when Slurm
+  /// killed the task for its --time/--mem.
   std::string reason = "exit";
   std::optional<std::string> message;
   PointPhases phases;
@@ -183,6 +241,11 @@ struct PointRecord {
   double wallS = 0, peakRssMB = 0;
   /// q2-opt's report, for a successful point.
   std::optional<profiling::ProfileReport> report;
+  /// A failure that says nothing about the point (the node failed, the
+  /// Slurm task died without a result): a resumed sweep reruns it.
+  bool retryable = false;
+  /// The Slurm array task of a point run by the slurm executor.
+  std::optional<SlurmTaskRecord> slurm;
 
   /// Wall seconds of the compile stages (report->compileSeconds()): the
   /// sweep's compile_s; nullopt without a report.
@@ -219,10 +282,15 @@ llvm::Expected<PointResult> runPoint(const SweepSpec &spec, const PointId &id,
                                      unsigned nTermsHint = 0);
 
 struct ProgressEvent {
-  enum Kind { Skipped, Started, Finished } kind;
+  /// Submitted: a Slurm array went to the queue (no point; detail = its job
+  /// id and size). Waiting: a Slurm sweep's periodic look at the queue.
+  enum Kind { Skipped, Started, Finished, Submitted, Waiting } kind;
   PointId point;
   std::string status; // For Skipped and Finished.
-  size_t done = 0, total = 0, running = 0;
+  std::string detail;
+  /// Points finished (ok or failed, also skipped ones), of them failed;
+  /// running now; waiting in the Slurm queue (0 for a local sweep).
+  size_t done = 0, total = 0, running = 0, failed = 0, queued = 0;
   double elapsedS = 0;
   /// Estimated seconds until the sweep ends; negative while unknown.
   double etaS = -1;
@@ -232,19 +300,41 @@ struct ProgressEvent {
 using ProgressCallback = std::function<void(const ProgressEvent &)>;
 
 struct SweepSummary {
-  std::vector<PointResult> points; // In enumeratePoints() order.
+  /// In enumeratePoints() order; a point still queued or running in Slurm
+  /// (not waited for) has an empty record.
+  std::vector<PointResult> points;
   /// Points run now, points skipped as done before, failed points (both).
   size_t ran = 0, skipped = 0, failed = 0;
   bool cancelled = false;
+  /// Slurm: points submitted now; points queued or running at the end
+  /// (without waiting); failed points that a resumed sweep reruns.
+  size_t submitted = 0, inFlight = 0, retryable = 0;
+  /// Slurm: points whose task was cancelled while we waited (not recorded,
+  /// like the points of an interrupted local sweep).
+  size_t missing = 0;
+  /// Slurm: the array job ids submitted now.
+  std::vector<std::string> slurmJobs;
 };
 
 /// Validates the spec (validateSweepSpec), takes OUT/.lock unless the
 /// sweep is restricted by `only`, removes temporaries of dead writers from
 /// the point directories it skips, writes OUT/sweep.json (the spec), runs or
 /// skips every point (up to Spec.jobs at a time, with admission control),
-/// then writes the summary files (see writeSummary) into OUT.
+/// then writes the summary files (see writeSummary) into OUT. With
+/// Spec.executor Slurm the points run as a Slurm job array instead
+/// (runSlurmSweep, SweepSlurm.h).
 llvm::Expected<SweepSummary> runSweep(const SweepSpec &spec,
                                       const ProgressCallback &progress = {});
+
+/// Whether a resumed sweep skips a point with this record: ok, or failed
+/// for a reason of its own (not retryable) unless RetryFailed.
+bool isFinished(const PointRecord &r, bool retryFailed);
+
+/// OUT/sweep.json: the spec a sweep was run with (schema q2.sweep/1), read
+/// back by `--resume`, `status` and the Slurm tasks. Errors name the file
+/// and the key.
+llvm::Error writeSweepSpec(llvm::StringRef path, const SweepSpec &spec);
+llvm::Expected<SweepSpec> readSweepSpec(llvm::StringRef path);
 
 /// The results of a finished sweep, in order, without cancelled points.
 std::vector<PointRecord> resultsOf(const SweepSummary &summary);
