@@ -88,14 +88,26 @@ struct BlockCacheDeleter {
   void operator()(BlockCache *c) const;
 };
 
+namespace subspace {
+struct Tape; // Subspace.h
+}
+struct TapeDeleter {
+  void operator()(subspace::Tape *t) const;
+};
+
 struct Register {
   int64_t numQubits = 0;
   int64_t gateCount = 0;
   uint64_t handle = 0; // tagged id given out as Q2Register*
-  /// 2^numQubits amplitudes; qubit k is bit k of the index.
+  /// 2^numQubits amplitudes; qubit k is bit k of the index. Empty while the
+  /// register is deferred.
   Eigen::VectorXcd amps;
   Fusion fusion;
   std::unique_ptr<BlockCache, BlockCacheDeleter> cache; // per register life
+  /// A deferred register keeps its calls on `tape` (Subspace.h) until the
+  /// state is needed.
+  bool deferred = false;
+  std::unique_ptr<subspace::Tape, TapeDeleter> tape;
 };
 
 inline double *data(Register *r) {
@@ -126,6 +138,14 @@ __attribute__((format(printf, 1, 2))) void setError(const char *fmt, ...);
 /// Default of q2_rt_set_max_qubits: largest n with 16 * 2^n bytes <= 80 % of
 /// physical memory (sysconf).
 int64_t defaultMaxQubits();
+/// The limit in force (q2_rt_set_max_qubits, else the default).
+int64_t effectiveMaxQubits();
+/// Allocates reg's 2^numQubits amplitudes in |0..0> (huge pages where
+/// offered); false with the error set (naming fn) when that fails.
+bool allocateState(Register *reg, const char *fn);
+/// A decoded gate call outside a block: taped on a deferred register, else
+/// applied (or fused).
+void applyCall(Register *reg, const Op &op);
 /// Physical memory in bytes (sysconf), 0 when unknown.
 double physicalMemoryBytes();
 

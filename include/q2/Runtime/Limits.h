@@ -32,6 +32,24 @@ inline int64_t defaultMaxQubits() {
   return n;
 }
 
+/// The eigenphase path (docs/runtime-blocks.md) holds about six dense
+/// D x D complex matrices for a system live subspace of D states (U, its
+/// eigenvectors, U times them, the Hermitian matrix and the solver's
+/// workspace): D is at most the largest power of two with 6 * 16 * D^2
+/// bytes within 80 % of physical memory (8192 on 24 GiB), and at most 2^14.
+inline constexpr const char *kEigenphaseLimitRule =
+    "6 dense matrices of 16 * D^2 bytes within 80% of RAM";
+inline int64_t maxEigenphaseStates() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  long double budget = pages > 0 && page > 0
+                           ? 0.8L * (long double)pages * (long double)page
+                           : 0.8L * 16 * (1LL << 30);
+  int64_t d = 1;
+  while (d < (int64_t(1) << 14) && 96.0L * (long double)(2 * d) * (2 * d) <= budget)
+    d *= 2;
+  return d;
+}
+
 } // namespace q2::runtime::limits
 
 #endif // Q2_RUNTIME_LIMITS_H
