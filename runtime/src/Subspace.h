@@ -33,6 +33,7 @@ namespace q2::runtime::subspace {
 struct TapeItem {
   size_t begin = 0, len = 0;
   int64_t count = -1;
+  int64_t recorded = 1; // gate calls recorded (a block's, before folding)
   bool isBlock() const { return count >= 0; }
 };
 struct Tape {

@@ -44,38 +44,22 @@ double since(std::chrono::steady_clock::time_point t0) {
       .count();
 }
 
-/// An item of the tape with its blocks' Clifford frames folded (as the
-/// block engine runs them).
+/// An item of the tape (its blocks' Clifford frames are folded already).
 struct Item {
-  std::vector<Op> own; // folded Ops, when folding removed some
   const Op *ops = nullptr;
   size_t len = 0;
   int64_t count = -1;
+  int64_t recorded = 1;
   bool isBlock() const { return count >= 0; }
 };
 
-std::vector<Item> foldedItems(const Tape &t) {
+std::vector<Item> tapeItems(const Tape &t) {
   std::vector<Item> out(t.items.size());
   for (size_t i = 0; i < t.items.size(); ++i) {
     const TapeItem &ti = t.items[i];
-    Item &it = out[i];
-    it.ops = t.ops.data() + ti.begin;
-    it.len = ti.len;
-    it.count = ti.count;
-    if (ti.isBlock() && ti.count != 0 &&
-        foldCliffords(it.ops, it.len, it.own) && it.own.size() < it.len) {
-      it.ops = it.own.data();
-      it.len = it.own.size();
-    }
+    out[i] = {t.ops.data() + ti.begin, ti.len, ti.count, ti.recorded};
   }
   return out;
-}
-
-int64_t recordedGates(const Op *ops, size_t len) {
-  int64_t n = 0;
-  for (size_t i = 0; i < len; ++i)
-    n += ops[i].kind != kOpNest;
-  return n;
 }
 
 /// Whether a basis state x is in op's index set or is the partner of one.
@@ -422,7 +406,7 @@ bool eigenPath(Register *reg, const std::vector<Item> &items, size_t first,
     const Item &it = items[s.controlled[c]];
     double secs = c == 0 ? eigSecs : 0.0;
     blocks::addBlockStat(dS, 1, it.isBlock() ? it.count : 1,
-                         recordedGates(it.ops, it.len), int64_t(s.local.size()),
+                         it.recorded, int64_t(s.local.size()),
                          Q2_METHOD_EIGENPHASES, c > 0, secs, 0, D, 1);
     blocks::notifyProgress(Q2_METHOD_EIGENPHASES, secs);
   }
@@ -633,7 +617,7 @@ namespace q2::runtime::subspace {
 
 void probs(Register *reg, const int64_t *idx, int64_t num, double *out) {
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<Item> items = foldedItems(*reg->tape);
+  std::vector<Item> items = tapeItems(*reg->tape);
   Affine a;
   size_t first = basisPrefix(items, a.offset);
   for (size_t i = first; i < items.size(); ++i)
