@@ -24,41 +24,41 @@ llvm::Error q2::jit::checkRunnable(const qpe::QPEMetadata &md,
   int64_t n = md.numQubits();
   if (n <= limit)
     return llvm::Error::success();
-  // The runtime defers a register above the limit and runs it on a
-  // subspace where it can (docs/runtime-blocks.md): the system register
-  // lives on HF + span(X parts of the words), 2^d states.
-  int64_t d = liveSystemQubits(md);
-  int64_t eigLimit = runtime::limits::maxEigenphaseStates();
-  bool oneUnitary =
-      md.power == qpe::Power::Repeat && md.trotterSteps.empty();
-  if (d <= 62 && oneUnitary && (int64_t(1) << d) <= eigLimit)
-    return llvm::Error::success();
-  if (int64_t(md.nEst) + d <= limit)
-    return llvm::Error::success();
   // 16 bytes per amplitude; exact for any n <= 62.
-  unsigned __int128 bytes = (unsigned __int128)16 << n;
+  unsigned __int128 bytes = (unsigned __int128)16 << std::min<int64_t>(n, 120);
   std::string size;
   do {
     size.insert(size.begin(), char('0' + int(bytes % 10)));
     bytes /= 10;
   } while (bytes);
-  std::string eig =
-      oneUnitary
-          ? llvm::formatv("above the eigenphase path's limit of {0} states "
-                          "({1})",
-                          eigLimit, runtime::limits::kEigenphaseLimitRule)
-                .str()
-          : std::string("the eigenphase path needs power = repeat with one "
-                        "Trotter step count (one unitary)");
-  return llvm::createStringError(llvm::formatv(
+  std::string head = llvm::formatv(
       "the program needs {0} qubits ({1} system + {2} estimation): {3} "
-      "bytes as a state vector; the limit is {4} qubits{5}. Its system "
-      "register's live subspace (the span of the Pauli words' X parts) has "
-      "2^{6} states: {7}, and the live-subspace path's 2^({2} + {6}) "
-      "amplitudes are above 2^{4}",
+      "bytes of state; the limit is {4} qubits{5}",
       n, md.nSystem, md.nEst, size, limit,
-      maxQubits > 0 ? " (--max-qubits)" : " (what fits in 80% of RAM)", d,
-      eig));
+      maxQubits > 0 ? " (--max-qubits)" : " (what fits in 80% of RAM)");
+  // An explicit --max-qubits caps the register whatever the path; the
+  // default (what fits as a state vector) does not bind a register the
+  // runtime defers and runs on a subspace (docs/runtime-blocks.md, "Beyond
+  // the state vector"): there the limit is the system's live subspace, the
+  // span of the words' X parts (2^d states).
+  if (maxQubits > 0 || n > runtime::limits::kHardMaxQubits)
+    return llvm::createStringError(head);
+  int64_t d = liveSystemQubits(md);
+  std::string eig;
+  if (md.power != qpe::Power::Repeat || !md.trotterSteps.empty())
+    eig = "the eigenphase path needs the powers of one unitary (power = "
+          "repeat, one Trotter step count)";
+  else if (auto why = runtime::limits::eigenphaseRefusal(d, md.nEst))
+    eig = *why;
+  else
+    return llvm::Error::success();
+  if (int64_t(md.nEst) + d <= limit)
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::formatv(
+      "{0}; and no subspace path fits: its system register's live subspace "
+      "(the span of the Pauli words' X parts) has 2^{1} states: {2}; the "
+      "live-subspace path's 2^({3} + {1}) amplitudes are above 2^{4}",
+      head, d, eig, md.nEst, limit));
 }
 
 int64_t q2::jit::liveSystemQubits(const qpe::QPEMetadata &md) {

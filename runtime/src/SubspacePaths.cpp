@@ -355,14 +355,12 @@ bool eigenPath(Register *reg, const std::vector<Item> &items, size_t first,
     return false;
   int dS = __builtin_popcountll(s.sysCoords);
   int64_t D = int64_t(1) << dS;
-  if (D > limits::maxEigenphaseStates()) {
+  if (auto refusal = limits::eigenphaseRefusal(dS, int64_t(s.wires.size()))) {
     char buf[240];
     std::snprintf(buf, sizeof buf,
                   "the system register's live subspace has 2^%d = %lld "
-                  "states, above the eigenphase path's limit of %lld states "
-                  "(%s)",
-                  dS, (long long)D, (long long)limits::maxEigenphaseStates(),
-                  limits::kEigenphaseLimitRule);
+                  "states: %s",
+                  dS, (long long)D, refusal->c_str());
     why = buf;
     return false;
   }

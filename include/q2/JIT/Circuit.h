@@ -27,13 +27,14 @@ class QPEExecutable;
 
 /// Refuses a program whose register or result cannot be allocated, before
 /// anything is (names the sizes and the limit; `maxQubits` 0 = the
-/// runtime's default, q2/Runtime/Limits.h). A register above the limit is
+/// runtime's default, q2/Runtime/Limits.h). A register above the default
+/// limit (an explicit `maxQubits` caps the register whatever the path) is
 /// accepted when one of the runtime's subspace paths can run it
 /// (docs/runtime-blocks.md): the eigenphase path for power = repeat with one
 /// Trotter step count, when the system's live subspace (the span of the
-/// Pauli words' X parts) has at most limits::maxEigenphaseStates() states,
-/// or the live-subspace path when 2^(n_est + its dimension) amplitudes fit;
-/// the error then names that subspace.
+/// Pauli words' X parts) passes limits::eigenphaseRefusal, or the
+/// live-subspace path when 2^(n_est + its dimension) amplitudes fit; the
+/// error then names that subspace.
 llvm::Error checkRunnable(const qpe::QPEMetadata &md, int64_t maxQubits);
 /// Dimension of the system register's live subspace: the GF(2) rank of the
 /// X parts of the program's Pauli words (the flips its Trotter step makes).

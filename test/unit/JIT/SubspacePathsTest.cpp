@@ -16,6 +16,7 @@
 #include "q2/Hamiltonian/JordanWigner.h"
 #include "q2/Hamiltonian/QPEParameters.h"
 #include "q2/InitQ2.h"
+#include "q2/JIT/Circuit.h"
 #include "q2/JIT/QPEExecutable.h"
 #include "q2/Pipeline/Pipeline.h"
 #include "q2/QPE/QPEProgram.h"
@@ -155,5 +156,67 @@ std::vector<SubspaceCase> subspaceCases() {
 
 INSTANTIATE_TEST_SUITE_P(Random, SubspacePaths,
                          testing::ValuesIn(subspaceCases()), subspaceCaseName);
+
+} // namespace
+
+namespace {
+
+/// A metadata record of `nSys` system qubits whose words flip qubits
+/// 0..d-1 one at a time (a live subspace of 2^d states).
+qpe::QPEMetadata spanMetadata(unsigned nSys, unsigned nEst, unsigned d,
+                              qpe::Power power) {
+  qpe::QPEMetadata md;
+  md.molecule = "span";
+  md.nSystem = nSys;
+  md.nEst = nEst;
+  md.nTrotter = 1;
+  md.order = 1;
+  md.power = power;
+  md.baseTime = 1;
+  md.resolution = 0.1;
+  md.words.push_back(std::string(nSys, 'I'));
+  for (unsigned q = 0; q < d; ++q) {
+    std::string w(nSys, 'Z');
+    w[q] = 'X';
+    md.words.push_back(w);
+  }
+  md.nTerms = unsigned(md.words.size());
+  md.defaultCoeffs.assign(md.words.size(), 0.5);
+  return md;
+}
+
+std::string refusal(const qpe::QPEMetadata &md, int64_t maxQubits) {
+  llvm::Error e = jit::checkRunnable(md, maxQubits);
+  return e ? llvm::toString(std::move(e)) : std::string();
+}
+
+TEST(SubspaceLimits, HostAcceptsWhatASubspacePathRuns) {
+  EXPECT_EQ(jit::liveSystemQubits(spanMetadata(20, 4, 7, qpe::Power::Repeat)),
+            7);
+  // 44 qubits: far above any machine's state vector, but the eigenphase
+  // path holds 2^4 x 2^4 matrices.
+  EXPECT_EQ(refusal(spanMetadata(40, 4, 4, qpe::Power::Repeat), 0), "");
+  // power = time: the live-subspace register of 2^(4 + 4) amplitudes.
+  EXPECT_EQ(refusal(spanMetadata(40, 4, 4, qpe::Power::Time), 0), "");
+  // An explicit --max-qubits caps the register whatever the path.
+  std::string msg = refusal(spanMetadata(40, 4, 4, qpe::Power::Repeat), 30);
+  EXPECT_NE(msg.find("the limit is 30 qubits (--max-qubits)"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(SubspaceLimits, RefusalNamesTheLiveSubspace) {
+  // 2^40 system states: beyond both paths on any machine.
+  std::string msg = refusal(spanMetadata(50, 4, 40, qpe::Power::Repeat), 0);
+  EXPECT_NE(msg.find("the program needs 54 qubits"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("live subspace (the span of the Pauli words' X parts) "
+                     "has 2^40 states: above the eigenphase path's limit"),
+            std::string::npos)
+      << msg;
+  msg = refusal(spanMetadata(50, 4, 40, qpe::Power::Time), 0);
+  EXPECT_NE(msg.find("needs the powers of one unitary"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("2^(4 + 40) amplitudes"), std::string::npos) << msg;
+}
 
 } // namespace
