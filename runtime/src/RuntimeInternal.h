@@ -181,8 +181,11 @@ bool recording();
 /// Drops any open recording of this thread (q2_rt_clear_error, dealloc).
 void resetRecording();
 /// Applies ops[0, len) `count` times to reg by the chosen method; fills the
-/// stats. mode: 0 replay, 1 cost model, 2 dense when it fits.
-void executeBlock(Register *reg, const Op *ops, size_t len, int64_t count);
+/// stats (`recorded`: the gate calls recorded, when ops were folded before,
+/// as a deferred register's tape keeps them). mode: 0 replay, 1 cost
+/// model, 2 dense when it fits.
+void executeBlock(Register *reg, const Op *ops, size_t len, int64_t count,
+                  int64_t recorded = -1);
 
 /// Pauli-frame folding (CliffordFold.cpp): the uncontrolled Clifford gates
 /// of ops[0, len) are pushed through its Pauli rotations (which take the

@@ -564,7 +564,8 @@ bool liveSubspacePath(Register *reg, const std::vector<Item> &items,
     if (ops[i].empty())
       continue;
     if (items[i].isBlock())
-      executeBlock(&comp, ops[i].data(), ops[i].size(), items[i].count);
+      executeBlock(&comp, ops[i].data(), ops[i].size(), items[i].count,
+                   items[i].recorded);
     else
       applyOrFuse(&comp, ops[i][0]);
   }

@@ -80,10 +80,12 @@ void recordBlock(Register *reg, const Op *ops, size_t len, int64_t count) {
   int64_t recorded = 0;
   for (size_t i = 0; i < len; ++i)
     recorded += ops[i].kind != kOpNest;
-  // Kept with its Clifford frames folded, as the block engine runs it: a
-  // decomposed Trotter step is ~20x shorter (water: 40k calls, 2k Ops).
+  // Kept with its Clifford frames folded, as the block engine runs it
+  // (except in block mode 0, the reference): a decomposed Trotter step is
+  // ~20x shorter (water: 41k calls, 2k Ops).
   thread_local std::vector<Op> folded;
-  if (count != 0 && foldCliffords(ops, len, folded) && folded.size() < len) {
+  if (getBlockMode() != 0 && count != 0 &&
+      foldCliffords(ops, len, folded) && folded.size() < len) {
     ops = folded.data();
     len = folded.size();
   }
@@ -131,7 +133,8 @@ bool materialize(Register *reg, const char *fn, const std::string &why) {
     if (errorPending())
       break;
     if (it.isBlock())
-      executeBlock(reg, tape->ops.data() + it.begin, it.len, it.count);
+      executeBlock(reg, tape->ops.data() + it.begin, it.len, it.count,
+                   it.recorded);
     else
       applyOrFuse(reg, tape->ops[it.begin]);
   }

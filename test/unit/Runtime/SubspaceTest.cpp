@@ -109,13 +109,8 @@ std::vector<double> denseProbs(const Program &p) {
   return out;
 }
 
-/// Runs the program on one register through the ABI; the probabilities and
-/// the path the runtime took (-1: no deferred register was resolved).
-std::vector<double> runtimeProbs(const Program &p, int *path = nullptr,
-                                 std::string *note = nullptr,
-                                 std::string *error = nullptr) {
-  q2_rt_reset_path_stats();
-  Q2Register *r = q2_rt_alloc(p.n);
+/// Issues the program's calls and blocks on r.
+void issueProgram(Q2Register *r, const Program &p) {
   for (const Step &s : p.steps) {
     if (s.count >= 0)
       q2_rt_block_begin(s.count);
@@ -124,6 +119,16 @@ std::vector<double> runtimeProbs(const Program &p, int *path = nullptr,
     if (s.count >= 0)
       q2_rt_block_end();
   }
+}
+
+/// Runs the program on one register through the ABI; the probabilities and
+/// the path the runtime took (-1: no deferred register was resolved).
+std::vector<double> runtimeProbs(const Program &p, int *path = nullptr,
+                                 std::string *note = nullptr,
+                                 std::string *error = nullptr) {
+  q2_rt_reset_path_stats();
+  Q2Register *r = q2_rt_alloc(p.n);
+  issueProgram(r, p);
   std::vector<Q2Qubit *> q;
   for (int x : p.probed)
     q.push_back(q2_rt_qubit(r, x));
@@ -306,14 +311,7 @@ TEST(Subspace, StateDataMaterialisesTheTape) {
   SubspaceMode mode(2);
   Program p = qpeProgram(3, 2, false, false, 2, 9);
   Q2Register *r = q2_rt_alloc(p.n);
-  for (const Step &s : p.steps) {
-    if (s.count >= 0)
-      q2_rt_block_begin(s.count);
-    for (const Call &c : s.calls)
-      issue(r, c);
-    if (s.count >= 0)
-      q2_rt_block_end();
-  }
+  issueProgram(r, p);
   VectorXcd got = fetch(r);
   EXPECT_EQ(takeError(), "");
   VectorXcd v = VectorXcd::Zero(int64_t(1) << p.n);
