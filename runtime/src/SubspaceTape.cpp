@@ -82,7 +82,7 @@ void recordBlock(Register *reg, const Op *ops, size_t len, int64_t count) {
     recorded += ops[i].kind != kOpNest;
   // Kept with its Clifford frames folded, as the block engine runs it
   // (except in block mode 0, the reference): a decomposed Trotter step is
-  // ~20x shorter (water: 41k calls, 2k Ops).
+  // ~20x shorter.
   thread_local std::vector<Op> folded;
   if (getBlockMode() != 0 && count != 0 &&
       foldCliffords(ops, len, folded) && folded.size() < len) {

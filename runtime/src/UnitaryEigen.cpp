@@ -1,8 +1,8 @@
 //===- UnitaryEigen.cpp - eigenvectors and eigenphases of a unitary -------===//
 //
 // U = Q diag(e^{i theta}) Q^dagger for the eigenphase path. Eigen's
-// Hermitian solver is several times faster than its complex Schur form
-// (1024: seconds against minutes), so U's eigenvectors are taken from a
+// Hermitian solver is ~10x faster than its complex Schur form
+// (docs/runtime-blocks.md), so U's eigenvectors are taken from a
 // Hermitian matrix that has them: M = Im(e^{-i beta} U) (the anti-Hermitian
 // part of the rotated U), with eigenvalues sin(theta - beta). With beta the
 // direction of U's trace, a spectrum on an arc narrower than a half circle
@@ -35,8 +35,8 @@ namespace {
 /// library is installed (Debian: libopenblas0-pthread): dlopen'ed on first
 /// use, so the runtime neither links it nor starts its threads unless the
 /// eigenphase path runs. Eigen's solver (tridiagonalisation by rank-2
-/// updates, implicit QR) takes 8-50x longer from D = 1024 (2048: 46 s vs
-/// 3.5 s on the reference machine). Q2_RT_LAPACK=0 keeps Eigen's.
+/// updates, implicit QR) is an order of magnitude slower from D = 1024
+/// (docs/runtime-blocks.md). Q2_RT_LAPACK=0 keeps Eigen's.
 struct Lapack {
   using Dsyevd = void (*)(const char *, const char *, const int *, double *,
                           const int *, double *, double *, const int *, int *,

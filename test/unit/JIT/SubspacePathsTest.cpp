@@ -220,3 +220,59 @@ TEST(SubspaceLimits, RefusalNamesTheLiveSubspace) {
 }
 
 } // namespace
+
+namespace {
+
+// The host's view through jit::Circuit: an 18-qubit register (NORB 5 + 8
+// wires) is deferred by default; the call's path record and the blocks say
+// eigenphases and D, and survive the report's JSON.
+TEST(SubspaceHost, CircuitReportsThePath) {
+  static SubspaceEnv env;
+  auto h = hamiltonian::jordanWigner(hamiltonian::randomFCIDump(5, 4, 77));
+  ASSERT_TRUE(bool(h)) << llvm::toString(h.takeError());
+  auto params = hamiltonian::computeQPEParameters(*h, 8);
+  ASSERT_TRUE(bool(params)) << llvm::toString(params.takeError());
+  qpe::QPEOptions o;
+  o.nTrotter = 2;
+  mlir::MLIRContext ctx(env.registry);
+  auto module = qpe::buildQPEProgram(ctx, *h, *params, o);
+  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+  auto md = qpe::readQPEMetadata(**module);
+  ASSERT_TRUE(bool(md));
+  ASSERT_EQ(md->numQubits(), 18u);
+  auto obj = pipeline::compileToObject(**module, pipeline::PipelineOptions());
+  ASSERT_TRUE(bool(obj)) << llvm::toString(obj.takeError());
+  auto c = jit::Circuit::load(*obj, *md, Q2_RUNTIME_LIB_PATH);
+  ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
+  (*c)->resetBlockStats();
+  auto r = (*c)->call();
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_NEAR(r->probSum, 1.0, 1e-10);
+  auto path = (*c)->lastPath();
+  ASSERT_TRUE(path.has_value());
+  EXPECT_EQ(path->path, "eigenphases") << path->note;
+  EXPECT_EQ(path->qubits, 18);
+  EXPECT_EQ(path->subspaceDim, int64_t(1) << jit::liveSystemQubits(*md));
+  EXPECT_NE(path->note.find("closed form"), std::string::npos) << path->note;
+  auto blocks = (*c)->blockStats();
+  ASSERT_EQ(blocks.size(), size_t(8)); // one per wire (counts differ)
+  EXPECT_EQ(blocks[0].method, "eigenphases");
+  EXPECT_EQ(blocks[0].path.value_or(""), "eigenphases");
+  EXPECT_EQ(blocks[0].subspaceDim.value_or(0), path->subspaceDim);
+  EXPECT_EQ(blocks[1].reused, 1);
+  // The report's JSON keeps them.
+  profiling::PhaseCSetRecord set;
+  set.execution = path;
+  set.peakRSS = 123;
+  set.blocks = blocks;
+  auto back = profiling::fromJSONText<profiling::PhaseCSetRecord>(
+      profiling::toJSONText(set));
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  ASSERT_TRUE(back->execution.has_value());
+  EXPECT_EQ(back->execution->path, "eigenphases");
+  EXPECT_EQ(back->execution->subspaceDim, path->subspaceDim);
+  EXPECT_EQ(back->peakRSS.value_or(0), 123u);
+  EXPECT_EQ(back->blocks[0].subspaceDim, blocks[0].subspaceDim);
+}
+
+} // namespace
