@@ -67,34 +67,57 @@ std::string subspaceCaseName(const testing::TestParamInfo<SubspaceCase> &i) {
          (c.powerBlocks ? "" : "_noblocks");
 }
 
+/// The compiled QPE program of a random Hamiltonian (randomFCIDump) with
+/// nEst wires, and its metadata.
+struct RandomProgram {
+  std::vector<char> object;
+  qpe::QPEMetadata md;
+};
+llvm::Expected<RandomProgram> compileRandom(unsigned norb, unsigned nelec,
+                                            uint64_t seed, unsigned nEst,
+                                            const qpe::QPEOptions &o,
+                                            const pipeline::PipelineOptions &po) {
+  static SubspaceEnv env;
+  auto h = hamiltonian::jordanWigner(
+      hamiltonian::randomFCIDump(norb, nelec, seed));
+  if (!h)
+    return h.takeError();
+  auto params = hamiltonian::computeQPEParameters(*h, nEst);
+  if (!params)
+    return params.takeError();
+  mlir::MLIRContext ctx(env.registry);
+  auto module = qpe::buildQPEProgram(ctx, *h, *params, o);
+  if (!module)
+    return module.takeError();
+  auto md = qpe::readQPEMetadata(**module);
+  if (!md)
+    return md.takeError();
+  auto obj = pipeline::compileToObject(**module, po);
+  if (!obj)
+    return obj.takeError();
+  return RandomProgram{std::vector<char>(obj->begin(), obj->end()),
+                       std::move(*md)};
+}
+
 class SubspacePaths : public testing::TestWithParam<SubspaceCase> {};
 
 TEST_P(SubspacePaths, AgreeWithTheStateVector) {
   const SubspaceCase &c = GetParam();
-  static SubspaceEnv env;
-  auto h = hamiltonian::jordanWigner(
-      hamiltonian::randomFCIDump(c.norb, c.norb, 1000 + c.norb));
-  ASSERT_TRUE(bool(h)) << llvm::toString(h.takeError());
-  auto params = hamiltonian::computeQPEParameters(*h, 4);
-  ASSERT_TRUE(bool(params)) << llvm::toString(params.takeError());
   qpe::QPEOptions o;
   o.mode = c.mode;
   o.order = c.order;
   o.power = c.power;
   o.nTrotter = 2;
-  mlir::MLIRContext ctx(env.registry);
-  auto module = qpe::buildQPEProgram(ctx, *h, *params, o);
-  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
-  auto md = qpe::readQPEMetadata(**module);
-  ASSERT_TRUE(bool(md));
   pipeline::PipelineOptions po;
   po.keepNativePauli = c.native;
   po.powerBlocks = c.powerBlocks;
-  auto obj = pipeline::compileToObject(**module, po);
-  ASSERT_TRUE(bool(obj)) << llvm::toString(obj.takeError());
+  auto prog = compileRandom(c.norb, c.norb, 1000 + c.norb, 4, o, po);
+  ASSERT_TRUE(bool(prog)) << llvm::toString(prog.takeError());
+  const qpe::QPEMetadata *md = &prog->md;
   jit::ExecutableOptions eo;
   eo.runtimeLibrary = Q2_RUNTIME_LIB_PATH;
-  auto exe = jit::QPEExecutable::load(*obj, md->numCoeffArgs(), md->nEst, eo);
+  auto exe = jit::QPEExecutable::load(prog->object, md->numCoeffArgs(),
+                                      md->nEst, eo);
   ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError());
   auto sym = [&](const char *name) {
     auto a = (*exe)->lookup(name);
@@ -227,22 +250,13 @@ namespace {
 // wires) is deferred by default; the call's path record and the blocks say
 // eigenphases and D, and survive the report's JSON.
 TEST(SubspaceHost, CircuitReportsThePath) {
-  static SubspaceEnv env;
-  auto h = hamiltonian::jordanWigner(hamiltonian::randomFCIDump(5, 4, 77));
-  ASSERT_TRUE(bool(h)) << llvm::toString(h.takeError());
-  auto params = hamiltonian::computeQPEParameters(*h, 8);
-  ASSERT_TRUE(bool(params)) << llvm::toString(params.takeError());
   qpe::QPEOptions o;
   o.nTrotter = 2;
-  mlir::MLIRContext ctx(env.registry);
-  auto module = qpe::buildQPEProgram(ctx, *h, *params, o);
-  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
-  auto md = qpe::readQPEMetadata(**module);
-  ASSERT_TRUE(bool(md));
+  auto prog = compileRandom(5, 4, 77, 8, o, pipeline::PipelineOptions());
+  ASSERT_TRUE(bool(prog)) << llvm::toString(prog.takeError());
+  const qpe::QPEMetadata *md = &prog->md;
   ASSERT_EQ(md->numQubits(), 18u);
-  auto obj = pipeline::compileToObject(**module, pipeline::PipelineOptions());
-  ASSERT_TRUE(bool(obj)) << llvm::toString(obj.takeError());
-  auto c = jit::Circuit::load(*obj, *md, Q2_RUNTIME_LIB_PATH);
+  auto c = jit::Circuit::load(prog->object, *md, Q2_RUNTIME_LIB_PATH);
   ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
   (*c)->resetBlockStats();
   auto r = (*c)->call();
