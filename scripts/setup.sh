@@ -9,7 +9,10 @@ PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
       ninja-build cmake g++ python3 python3-matplotlib parallel
       pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
       python3-pandas python3-pip python3-setuptools python3-venv psi4
-      slurm-wlm munge)
+      slurm-wlm munge libopenblas0-pthread)
+# libopenblas0-pthread: LAPACK's symmetric eigensolvers for the runtime's
+# eigenphase path (dlopen'ed when present; Eigen's otherwise, 10x slower
+# from 1024 states: docs/runtime-blocks.md).
 
 missing=()
 for p in "${PKGS[@]}"; do

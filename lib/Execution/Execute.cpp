@@ -12,6 +12,7 @@
 #include "q2/Profiling/Memory.h"
 #include "q2/Profiling/Session.h"
 #include "q2/Profiling/Timing.h"
+#include "q2/Runtime/QuantumRuntime.h"
 
 #include "q2/Support/JSON.h"
 
@@ -128,6 +129,14 @@ public:
     static_cast<CallProgress *>(self)->block(done, secs);
   }
 
+  /// The runtime started a long stage of a subspace path (the eigenphase
+  /// path's U and its eigenvectors, the live-subspace register): the
+  /// heartbeat names it from now on.
+  static void stageCallback(void *self, int32_t path, const char *stage,
+                            int64_t dim) {
+    static_cast<CallProgress *>(self)->stage(path, stage, dim);
+  }
+
   /// A call starts at `t0` (profiling::elapsedSeconds()).
   void begin(std::string callLabel, double callT0) {
     {
@@ -137,6 +146,7 @@ public:
       finished = 0;
       first = rest = 0;
       lastPrint = -1e9;
+      pathText.clear();
       active = true;
     }
     wake.notify_all();
@@ -153,6 +163,19 @@ public:
   }
 
 private:
+  void stage(int32_t path, const char *what, int64_t dim) {
+    std::lock_guard<std::mutex> lock(mu);
+    pathText = llvm::formatv("{0} path, {1} states: {2}",
+                             path == Q2_PATH_EIGENPHASES ? "eigenphase"
+                                                         : "live-subspace",
+                             dim, what)
+                   .str();
+    double now = profiling::elapsedSeconds() - t0;
+    if (now >= std::max(after, 2.0))
+      print(llvm::formatv("q2-opt: [{0}] {1}, {2:F1} s", label, pathText, now),
+            now);
+  }
+
   void block(int64_t done, double secs) {
     std::lock_guard<std::mutex> lock(mu);
     finished = done;
@@ -193,9 +216,11 @@ private:
         continue;
       // Says blocks done, not "block k running": a program compiled
       // without powered blocks has none to count.
-      print(llvm::formatv("q2-opt: [{0}] running, {1:F0} s, {2} of {3} "
+      print(llvm::formatv("q2-opt: [{0}] running{4}, {1:F0} s, {2} of {3} "
                           "blocks done",
-                          label, now, finished, wires),
+                          label, now, finished, wires,
+                          pathText.empty() ? std::string()
+                                           : " (" + pathText + ")"),
             now);
     }
   }
@@ -217,6 +242,7 @@ private:
   std::mutex mu;
   std::condition_variable wake;
   std::string label;
+  std::string pathText; // the subspace path's current stage, if any
   double t0 = 0, first = 0, rest = 0, lastPrint = -1e9;
   int64_t finished = 0;
   bool active = false, quit = false, printed = false;
@@ -227,6 +253,11 @@ private:
 /// " (reused R, products P)" of a block line: the parts that are not 0.
 static std::string blockDetail(const profiling::BlockRecord &b) {
   std::string d;
+  // The eigenphase path: U's size on the system's live subspace.
+  if (b.method == "eigenphases" && b.subspaceDim)
+    d = llvm::formatv("U on the live subspace of {0} states",
+                      *b.subspaceDim)
+            .str();
   // Which dense path: U's invariant cosets, or (nothing said) the whole
   // 2^m space.
   if (b.denseDim && b.numQubits >= 0 && *b.denseDim < (int64_t(1) << b.numQubits))
@@ -238,6 +269,12 @@ static std::string blockDetail(const profiling::BlockRecord &b) {
   if (b.products && *b.products)
     d += (d.empty() ? "" : ", ") +
          llvm::formatv("products {0}", *b.products).str();
+  // A block of a register restricted to its live subspace.
+  if (b.path && *b.path == "live_subspace" && b.subspaceDim)
+    d += (d.empty() ? "" : ", ") +
+         llvm::formatv("live-subspace register of {0} amplitudes",
+                       *b.subspaceDim)
+             .str();
   return d.empty() ? d : " (" + d + ")";
 }
 
@@ -344,11 +381,14 @@ session::ExecuteOutcome PhaseC::execute(llvm::ArrayRef<char> object,
                         t0);
         // Per call: this also restarts the runtime's block count.
         circuit->setBlockProgress(&CallProgress::callback, &*progress);
+        circuit->setStageProgress(&CallProgress::stageCallback,
+                                     &*progress);
       }
       llvm::Error e = circuit->run(set.coeffs, probs);
       callTimes.add(profiling::elapsedSeconds() - t0);
       if (progress) {
         circuit->setBlockProgress(nullptr, nullptr);
+        circuit->setStageProgress(nullptr, nullptr);
         progress->end();
       }
       if (e)
@@ -437,8 +477,37 @@ session::ExecuteOutcome PhaseC::execute(llvm::ArrayRef<char> object,
                               ? llvm::formatv(" (folded to {0})", *b.numOps)
                                     .str()
                               : std::string());
+    // How the runtime ran the register (a subspace path), and the
+    // process's peak RSS so far (the Execute stage's own peak is in the
+    // stage table).
+    std::optional<profiling::PathRecord> path = circuit->lastPath();
+    std::optional<uint64_t> peak;
+    if (auto st = profiling::readProcStatus())
+      peak = st->vmHWM;
+    else
+      llvm::consumeError(st.takeError());
+    if (path)
+      os << llvm::formatv("      path: {0}, register {1} qubits, live "
+                          "subspace 2^{2}, {3} {4} states{5}; {6:F3} s{7}\n"
+                          "            ({8})\n",
+                          path->path, path->qubits, path->liveQubits,
+                          path->path == "eigenphases" ? "U on" : "held",
+                          path->subspaceDim,
+                          path->path == "eigenphases"
+                              ? llvm::formatv(" (U and eigenvectors {0:F3} s)",
+                                              path->eigenSeconds)
+                                    .str()
+                              : std::string(),
+                          path->seconds,
+                          peak ? llvm::formatv(", peak RSS {0:F1} MB",
+                                               double(*peak) / 1e6)
+                                     .str()
+                               : std::string(),
+                          path->note);
     profiling::PhaseCSetRecord s;
     s.label = set.label;
+    s.execution = std::move(path);
+    s.peakRSS = peak;
     s.probSum = r.probSum;
     s.argmax = r.argmax;
     s.phase = r.phase;

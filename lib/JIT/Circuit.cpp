@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 using namespace q2;
 using namespace q2::jit;
@@ -21,21 +22,61 @@ llvm::Error q2::jit::checkRunnable(const qpe::QPEMetadata &md,
   int64_t limit =
       maxQubits > 0 ? maxQubits : runtime::limits::defaultMaxQubits();
   int64_t n = md.numQubits();
-  if (n > limit) {
-    // 16 bytes per amplitude; exact for any n <= 62.
-    unsigned __int128 bytes = (unsigned __int128)16 << n;
-    std::string size;
-    do {
-      size.insert(size.begin(), char('0' + int(bytes % 10)));
-      bytes /= 10;
-    } while (bytes);
-    return llvm::createStringError(llvm::formatv(
-        "the program needs {0} qubits ({1} system + {2} estimation): {3} "
-        "bytes of state; the limit is {4} qubits{5}",
-        n, md.nSystem, md.nEst, size, limit,
-        maxQubits > 0 ? " (--max-qubits)" : " (what fits in 80% of RAM)"));
+  if (n <= limit)
+    return llvm::Error::success();
+  // 16 bytes per amplitude; exact for any n <= 62.
+  unsigned __int128 bytes = (unsigned __int128)16 << std::min<int64_t>(n, 120);
+  std::string size;
+  do {
+    size.insert(size.begin(), char('0' + int(bytes % 10)));
+    bytes /= 10;
+  } while (bytes);
+  std::string head = llvm::formatv(
+      "the program needs {0} qubits ({1} system + {2} estimation): {3} "
+      "bytes of state; the limit is {4} qubits{5}",
+      n, md.nSystem, md.nEst, size, limit,
+      maxQubits > 0 ? " (--max-qubits)" : " (what fits in 80% of RAM)");
+  // An explicit --max-qubits caps the register whatever the path; the
+  // default (what fits as a state vector) does not bind a register the
+  // runtime defers and runs on a subspace (docs/runtime-blocks.md, "Beyond
+  // the state vector"): there the limit is the system's live subspace, the
+  // span of the words' X parts (2^d states).
+  if (maxQubits > 0 || n > runtime::limits::kHardMaxQubits)
+    return llvm::createStringError(head);
+  int64_t d = liveSystemQubits(md);
+  std::string eig;
+  if (md.power != qpe::Power::Repeat || !md.trotterSteps.empty())
+    eig = "the eigenphase path needs the powers of one unitary (power = "
+          "repeat, one Trotter step count)";
+  else if (auto why = runtime::limits::eigenphaseRefusal(d, md.nEst))
+    eig = *why;
+  else
+    return llvm::Error::success();
+  if (int64_t(md.nEst) + d <= limit)
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::formatv(
+      "{0}; and no subspace path fits: its system register's live subspace "
+      "(the span of the Pauli words' X parts) has 2^{1} states: {2}; the "
+      "live-subspace path's 2^({3} + {1}) amplitudes are above 2^{4}",
+      head, d, eig, md.nEst, limit));
+}
+
+int64_t q2::jit::liveSystemQubits(const qpe::QPEMetadata &md) {
+  // GF(2) rank of the X parts (X or Y letters) of the words.
+  std::vector<uint64_t> basis;
+  for (const std::string &w : md.words) {
+    uint64_t x = 0;
+    for (size_t i = 0; i < w.size() && i < 64; ++i)
+      if (w[i] == 'X' || w[i] == 'Y')
+        x |= uint64_t(1) << i;
+    for (uint64_t b : basis)
+      x = std::min(x, x ^ b);
+    if (x) {
+      basis.push_back(x);
+      std::sort(basis.rbegin(), basis.rend());
+    }
   }
-  return llvm::Error::success();
+  return int64_t(basis.size());
 }
 
 std::optional<profiling::PhaseCRecord>
@@ -70,6 +111,9 @@ struct Circuit::RuntimeControl {
   int64_t (*blockStats)(Q2BlockStat *, int64_t) = nullptr;
   void (*resetBlockStats)() = nullptr;
   void (*setProgress)(Q2BlockProgressFn, void *) = nullptr;
+  void (*setStageProgress)(Q2StageProgressFn, void *) = nullptr;
+  int64_t (*pathStats)(Q2PathStat *) = nullptr;
+  void (*resetPathStats)() = nullptr;
 };
 
 Circuit::~Circuit() = default;
@@ -82,7 +126,43 @@ int Circuit::setThreads(int n) {
 
 int Circuit::threads() const { return threadsInUse; }
 
-void Circuit::resetBlockStats() { rt->resetBlockStats(); }
+void Circuit::resetBlockStats() {
+  rt->resetBlockStats();
+  rt->resetPathStats();
+}
+
+void Circuit::setStageProgress(
+    void (*fn)(void *, int32_t, const char *, int64_t), void *user) {
+  rt->setStageProgress(fn, user);
+}
+
+/// The report's name of a Q2_PATH_* value.
+static const char *pathName(int32_t path) {
+  switch (path) {
+  case Q2_PATH_LIVE_SUBSPACE:
+    return "live_subspace";
+  case Q2_PATH_EIGENPHASES:
+    return "eigenphases";
+  default:
+    return "state_vector";
+  }
+}
+
+std::optional<profiling::PathRecord> Circuit::lastPath() const {
+  Q2PathStat p;
+  if (!rt->pathStats(&p))
+    return std::nullopt;
+  profiling::PathRecord r;
+  r.path = pathName(p.path);
+  r.qubits = p.num_qubits;
+  r.liveQubits = p.live_qubits;
+  r.subspaceDim = p.subspace_dim;
+  r.seconds = p.seconds;
+  r.eigenSeconds = p.eigen_seconds;
+  r.bytes = double(p.bytes);
+  r.note = std::string(p.note, strnlen(p.note, sizeof p.note));
+  return r;
+}
 
 void Circuit::setBlockProgress(void (*fn)(void *, int64_t, double, int32_t),
                                void *user) {
@@ -101,15 +181,20 @@ std::vector<profiling::BlockRecord> Circuit::blockStats() const {
     r.numGates = b.num_gates;
     r.numOps = b.num_ops;
     r.occurrences = b.occurrences;
-    r.method = b.method == 2   ? "dense"
-               : b.method == 1 ? "slice_replay"
-                               : "replay";
+    r.method = b.method == Q2_METHOD_EIGENPHASES ? "eigenphases"
+               : b.method == 2                     ? "dense"
+               : b.method == 1                     ? "slice_replay"
+                                                   : "replay";
     r.reused = b.reused;
     r.seconds = b.seconds;
     r.products = b.products;
     if (b.method == 2 && b.dense_dim > 0) {
       r.denseDim = b.dense_dim;
       r.cosets = b.cosets;
+    }
+    if (b.path != Q2_PATH_STATE_VECTOR) {
+      r.path = pathName(b.path);
+      r.subspaceDim = b.subspace_dim;
     }
     out.push_back(std::move(r));
   }
@@ -173,6 +258,12 @@ Circuit::load(llvm::ArrayRef<char> object, const qpe::QPEMetadata &md,
   if (llvm::Error e = bind(rt->resetBlockStats, "q2_rt_reset_block_stats"))
     return std::move(e);
   if (llvm::Error e = bind(rt->setProgress, "q2_rt_set_block_progress"))
+    return std::move(e);
+  if (llvm::Error e = bind(rt->setStageProgress, "q2_rt_set_stage_progress"))
+    return std::move(e);
+  if (llvm::Error e = bind(rt->pathStats, "q2_rt_path_stats"))
+    return std::move(e);
+  if (llvm::Error e = bind(rt->resetPathStats, "q2_rt_reset_path_stats"))
     return std::move(e);
   std::unique_ptr<Circuit> c(new Circuit());
   c->md = md;

@@ -13,7 +13,6 @@ namespace q2::runtime::blocks {
 
 thread_local int64_t denseProducts = 0;
 
-namespace {
 /// R = A * B (no aliasing), columns of the result split over the threads.
 void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
   ++denseProducts;
@@ -39,7 +38,6 @@ void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R) {
   });
 }
 
-} // namespace
 
 /// v <- (C-controlled M on T) v for a 2^n interleaved array: the slices of
 /// the C = 1 subspace, gathered as columns of a dim x Kp panel, one GEMM,
@@ -99,7 +97,6 @@ void applyControlledDense(double *v, int n, uint64_t T, uint64_t C,
   });
 }
 
-namespace {
 /// U of the local Ops (m qubits) on the identity: column panels of U are
 /// (m + p)-qubit buffers (column bits as spectators), in place, split over
 /// the threads. Nested blocks are either powered densely (cheaper, or mode
@@ -198,7 +195,6 @@ void buildUnitary(BlockCache &cache, const std::vector<Op> &local,
     }
   });
 }
-} // namespace
 
 void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,
                  const Cosets &cs, uint64_t rep, int64_t count, int mode,

@@ -176,6 +176,9 @@ struct Cosets {
         out[(size_t(1) << j) + i] = out[i] ^ basis[size_t(j)];
   }
 };
+/// Adds the flips of ops[0, len) (nested blocks included) to c, until they
+/// span its m qubits.
+void addFlips(const Op *ops, size_t len, Cosets &c);
 /// The invariant cosets of the local Ops on m qubits (Cosets::full(m) when
 /// the flips span everything).
 Cosets cosetsOf(const std::vector<Op> &local, int m);
@@ -269,6 +272,12 @@ struct DenseResult {
   MatrixXcd own;
   bool reused = false;
 };
+/// R = A * B (no aliasing), the GEMM split over the threads by columns.
+void matmul(const MatrixXcd &A, const MatrixXcd &B, MatrixXcd &R);
+/// U of the local Ops on the identity (on the coset of `rep`, 2^d x 2^d,
+/// when cs.d < cs.m), column panels split over the threads.
+void buildUnitary(BlockCache &cache, const std::vector<Op> &local,
+                  const Cosets &cs, uint64_t rep, int mode, MatrixXcd &U);
 /// U^count of the local Ops on the coset of `rep` (the whole space when
 /// cs.d = m), from and into the cache.
 void denseMatrix(BlockCache &cache, const std::vector<Op> &local, uint64_t T,

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockEngine.h"
+#include "Subspace.h"
 
 #include <new>
 
@@ -136,6 +137,8 @@ void q2_rt_block_end(void) {
           reinterpret_cast<const Q2Register *>(uintptr_t(rec.regHandle)));
       if (!reg)
         setError("q2_rt_block_end: the block's register was deallocated");
+      else if (reg->deferred) // kept for the subspace paths (Subspace.h)
+        subspace::recordBlock(reg, rec.ops.data(), rec.ops.size(), rec.count);
       else
         executeBlock(reg, rec.ops.data(), rec.ops.size(), rec.count);
     }

@@ -13,7 +13,7 @@
 using namespace q2::runtime;
 using namespace q2::runtime::blocks;
 
-namespace {
+namespace q2::runtime::blocks {
 void addFlips(const Op *ops, size_t len, Cosets &c) {
   for (size_t i = 0; i < len && c.d < c.m; ++i) {
     const Op &op = ops[i];
@@ -38,6 +38,9 @@ void addFlips(const Op *ops, size_t len, Cosets &c) {
     }
   }
 }
+} // namespace q2::runtime::blocks
+
+namespace {
 
 /// Whether y undoes x (same kernel on the same amplitudes, inverse numbers).
 bool undoes(const Op &x, const Op &y) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockEngine.h"
+#include "Subspace.h"
 
 using namespace q2::runtime;
 using namespace q2::runtime::blocks;
@@ -21,7 +22,8 @@ struct Stats {
       if (s.num_qubits == m && s.num_controls == nc && s.count == count &&
           s.num_gates == gates && s.num_ops == applied &&
           s.method == method && s.dense_dim == denseDim &&
-          s.cosets == cosets) {
+          s.cosets == cosets && s.path == subspace::statPath &&
+          s.subspace_dim == subspace::statDim) {
         ++s.occurrences;
         s.reused += reused;
         s.seconds += secs;
@@ -31,7 +33,7 @@ struct Stats {
     if (list.size() + 1 >= kMaxStats) { // the last entry collects the rest
       if (list.size() + 1 == kMaxStats)
         list.push_back(
-            Q2BlockStat{-1, -1, -1, -1, 0, -1, 0, 0.0, -1, 0, 0, 0});
+            Q2BlockStat{-1, -1, -1, -1, 0, -1, 0, 0.0, -1, 0, 0, 0, 0, 0, 0});
       Q2BlockStat &s = list.back();
       ++s.occurrences;
       s.reused += reused;
@@ -41,7 +43,8 @@ struct Stats {
     }
     list.push_back(Q2BlockStat{m, nc, count, gates, 1, int32_t(method),
                                int32_t(reused), secs, applied, products,
-                               denseDim, cosets});
+                               denseDim, cosets, subspace::statPath, 0,
+                               subspace::statDim});
   }
 };
 thread_local Stats stats;

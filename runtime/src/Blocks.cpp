@@ -25,13 +25,15 @@ using namespace q2::runtime;
 using namespace q2::runtime::blocks;
 
 void q2::runtime::executeBlock(Register *reg, const Op *ops, size_t len,
-                               int64_t count) {
+                               int64_t count, int64_t recordedCalls) {
   auto t0 = std::chrono::steady_clock::now();
   const int64_t products0 = denseProducts;
   int mode = blockMode.load(std::memory_order_relaxed);
   int64_t recorded = 0;
   for (size_t i = 0; i < len; ++i)
     recorded += ops[i].kind != kOpNest;
+  if (recordedCalls >= 0)
+    recorded = recordedCalls;
   // Every method but the reference (mode 0) runs the block with its
   // Clifford frames folded away when that removes Ops (CliffordFold.cpp).
   thread_local std::vector<Op> folded;

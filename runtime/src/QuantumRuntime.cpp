@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 #include "RuntimeInternal.h"
+#include "Subspace.h"
 #include "q2/Runtime/Limits.h"
 
 #include <algorithm>
@@ -95,10 +96,6 @@ std::string bytesFor(int64_t n) {
   return s;
 }
 
-int64_t effectiveMaxQubits() {
-  int64_t m = maxQubits.load();
-  return m > 0 ? m : defaultMaxQubits();
-}
 
 //===-- operand checks ----------------------------------------------------===//
 /// Checks a qubit list and folds it into `reg`, a bit mask and the indices
@@ -196,6 +193,55 @@ void q2::runtime::setError(const char *fmt, ...) {
 }
 int64_t q2::runtime::defaultMaxQubits() { return limits::defaultMaxQubits(); }
 
+int64_t q2::runtime::effectiveMaxQubits() {
+  int64_t m = maxQubits.load();
+  return m > 0 ? m : defaultMaxQubits();
+}
+
+bool q2::runtime::allocateState(Register *reg, const char *fn) {
+  int64_t n = reg->numQubits;
+  try {
+    reg->amps.resize(Eigen::Index(1) << n);
+    adviseHugePages(reg->amps.data(), size_t(reg->amps.size()) * 16);
+    reg->amps.setZero();
+  } catch (const std::bad_alloc &) {
+    Eigen::VectorXcd().swap(reg->amps);
+    setError("%s: %lld qubits need %s bytes: allocation failed", fn,
+             (long long)n, bytesFor(n).c_str());
+    return false;
+  }
+  reg->amps[0] = 1.0;
+  return true;
+}
+
+namespace {
+/// The marginal probabilities of qubits idx[0, num) (first = MSB) of a
+/// state vector into out.
+void stateProbs(Register *reg, const int64_t *idx, int64_t num, double *out) {
+  flushFusion(reg);
+  // Outcome index of amplitude y, by bytes: first listed qubit = MSB.
+  int n = nq(reg), numBytes = (n + 7) / 8;
+  uint64_t tab[8][256] = {};
+  for (int64_t i = 0; i < num; ++i) {
+    int q = int(idx[i]);
+    uint64_t outBit = uint64_t(1) << (num - 1 - i);
+    for (int b = 0; b < 256; ++b)
+      if ((b >> (q % 8)) & 1)
+        tab[q / 8][b] |= outBit;
+  }
+  uint64_t numOut = uint64_t(1) << num;
+  std::fill(out, out + numOut, 0.0);
+  const double *v = data(reg);
+  uint64_t amps = uint64_t(1) << n;
+  for (uint64_t y = 0; y < amps; ++y) {
+    uint64_t o = 0;
+    for (int c = 0; c < numBytes; ++c)
+      o |= tab[c][(y >> (8 * c)) & 255];
+    out[o] += v[2 * y] * v[2 * y] + v[2 * y + 1] * v[2 * y + 1];
+  }
+}
+} // namespace
+
 double q2::runtime::physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0)
@@ -223,7 +269,10 @@ Q2Register *q2_rt_alloc(int64_t num_qubits) {
              (long long)num_qubits);
     return nullptr;
   }
-  if (num_qubits > limit || num_qubits > kHardMaxQubits) {
+  // A deferred register holds no amplitudes (Subspace.h): only the hard
+  // limit applies until its state is needed.
+  bool deferred = subspace::defers(num_qubits) && num_qubits <= kHardMaxQubits;
+  if (!deferred && (num_qubits > limit || num_qubits > kHardMaxQubits)) {
     int64_t shown = std::min(limit, kHardMaxQubits);
     setError("q2_rt_alloc: %lld qubits need %s bytes (2^%lld amplitudes x 16 "
              "bytes); the limit is %lld qubits (%s bytes, %s)",
@@ -238,18 +287,14 @@ Q2Register *q2_rt_alloc(int64_t num_qubits) {
     setError("q2_rt_alloc: out of memory for the register header");
     return nullptr;
   }
-  try {
-    reg->amps.resize(Eigen::Index(1) << num_qubits);
-    adviseHugePages(reg->amps.data(), size_t(reg->amps.size()) * 16);
-    reg->amps.setZero();
-    reg->fusion.ops.reserve(Fusion::kMaxOps);
-  } catch (const std::bad_alloc &) {
-    setError("q2_rt_alloc: %lld qubits need %s bytes: allocation failed",
-             (long long)num_qubits, bytesFor(num_qubits).c_str());
+  reg->numQubits = num_qubits;
+  reg->fusion.ops.reserve(Fusion::kMaxOps);
+  if (deferred) {
+    reg->deferred = true;
+    reg->tape.reset(new subspace::Tape);
+  } else if (!allocateState(reg.get(), "q2_rt_alloc")) {
     return nullptr;
   }
-  reg->numQubits = num_qubits;
-  reg->amps[0] = 1.0;
   if (!registerRegister(reg.get())) {
     setError("q2_rt_alloc: too many live registers (%u)", 1u << kHandleSlotBits);
     return nullptr;
@@ -402,7 +447,7 @@ void q2_rt_gate(int32_t gate, double param, Q2Qubit *const *targets,
   }
   setEffectiveControls(op);
   if (!recordOp("q2_rt_gate", reg, op))
-    applyOrFuse(reg, op);
+    applyCall(reg, op);
   if (!errorIsPending) // a call the recording refused is not counted
     ++reg->gateCount;
   Q2_CATCH("q2_rt_gate", )
@@ -459,7 +504,7 @@ void q2_rt_pauli_rot(double theta, const char *pauli, Q2Qubit *const *targets,
   op.param = theta;
   setEffectiveControls(op);
   if (!recordOp("q2_rt_pauli_rot", reg, op))
-    applyOrFuse(reg, op);
+    applyCall(reg, op);
   if (!errorIsPending)
     ++reg->gateCount;
   Q2_CATCH("q2_rt_pauli_rot", )
@@ -478,6 +523,9 @@ int32_t q2_rt_measure(Q2Qubit *qubit) {
   uint64_t seen = 0, tm = 0;
   Q2Qubit *const qs[1] = {qubit};
   if (!collect("q2_rt_measure", "qubit", qs, 1, reg, seen, tm))
+    return -1;
+  if (!subspace::materialize(reg, "q2_rt_measure",
+                             "q2_rt_measure needs the state vector"))
     return -1;
   flushFusion(reg);
   auto &k = kernels();
@@ -530,27 +578,13 @@ void q2_rt_probs(Q2Qubit *const *qubits, int64_t num, double *out) {
     out[0] = 1.0;
     return;
   }
-  flushFusion(reg);
-  // Outcome index of amplitude y, by bytes: first listed qubit = MSB.
-  int n = nq(reg), numBytes = (n + 7) / 8;
-  uint64_t tab[8][256] = {};
-  for (int64_t i = 0; i < num; ++i) {
-    int q = int(idx[i]);
-    uint64_t outBit = uint64_t(1) << (num - 1 - i);
-    for (int b = 0; b < 256; ++b)
-      if ((b >> (q % 8)) & 1)
-        tab[q / 8][b] |= outBit;
+  if (reg->deferred) {
+    subspace::probs(reg, idx, num, out);
+    if (!reg->deferred && !errorPending()) // materialised: read the state
+      stateProbs(reg, idx, num, out);
+    return;
   }
-  uint64_t numOut = uint64_t(1) << num;
-  std::fill(out, out + numOut, 0.0);
-  const double *v = data(reg);
-  uint64_t amps = uint64_t(1) << n;
-  for (uint64_t y = 0; y < amps; ++y) {
-    uint64_t o = 0;
-    for (int c = 0; c < numBytes; ++c)
-      o |= tab[c][(y >> (8 * c)) & 255];
-    out[o] += v[2 * y] * v[2 * y] + v[2 * y + 1] * v[2 * y + 1];
-  }
+  stateProbs(reg, idx, num, out);
   Q2_CATCH("q2_rt_probs", )
 }
 
@@ -600,6 +634,9 @@ double *q2_rt_state_data(Q2Register *h) {
   if (!reg)
     return nullptr;
   try {
+    if (!subspace::materialize(reg, "q2_rt_state_data",
+                               "q2_rt_state_data needs the state vector"))
+      return nullptr;
     flushFusion(reg); // the amplitudes must be current when looked at
   } catch (...) {
     setInternalError("q2_rt_state_data", "flushing fused rotations failed");

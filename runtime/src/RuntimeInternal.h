@@ -88,14 +88,26 @@ struct BlockCacheDeleter {
   void operator()(BlockCache *c) const;
 };
 
+namespace subspace {
+struct Tape; // Subspace.h
+}
+struct TapeDeleter {
+  void operator()(subspace::Tape *t) const;
+};
+
 struct Register {
   int64_t numQubits = 0;
   int64_t gateCount = 0;
   uint64_t handle = 0; // tagged id given out as Q2Register*
-  /// 2^numQubits amplitudes; qubit k is bit k of the index.
+  /// 2^numQubits amplitudes; qubit k is bit k of the index. Empty while the
+  /// register is deferred.
   Eigen::VectorXcd amps;
   Fusion fusion;
   std::unique_ptr<BlockCache, BlockCacheDeleter> cache; // per register life
+  /// A deferred register keeps its calls on `tape` (Subspace.h) until the
+  /// state is needed.
+  bool deferred = false;
+  std::unique_ptr<subspace::Tape, TapeDeleter> tape;
 };
 
 inline double *data(Register *r) {
@@ -126,6 +138,14 @@ __attribute__((format(printf, 1, 2))) void setError(const char *fmt, ...);
 /// Default of q2_rt_set_max_qubits: largest n with 16 * 2^n bytes <= 80 % of
 /// physical memory (sysconf).
 int64_t defaultMaxQubits();
+/// The limit in force (q2_rt_set_max_qubits, else the default).
+int64_t effectiveMaxQubits();
+/// Allocates reg's 2^numQubits amplitudes in |0..0> (huge pages where
+/// offered); false with the error set (naming fn) when that fails.
+bool allocateState(Register *reg, const char *fn);
+/// A decoded gate call outside a block: taped on a deferred register, else
+/// applied (or fused).
+void applyCall(Register *reg, const Op &op);
 /// Physical memory in bytes (sysconf), 0 when unknown.
 double physicalMemoryBytes();
 
@@ -161,8 +181,11 @@ bool recording();
 /// Drops any open recording of this thread (q2_rt_clear_error, dealloc).
 void resetRecording();
 /// Applies ops[0, len) `count` times to reg by the chosen method; fills the
-/// stats. mode: 0 replay, 1 cost model, 2 dense when it fits.
-void executeBlock(Register *reg, const Op *ops, size_t len, int64_t count);
+/// stats (`recorded`: the gate calls recorded, when ops were folded before,
+/// as a deferred register's tape keeps them). mode: 0 replay, 1 cost
+/// model, 2 dense when it fits.
+void executeBlock(Register *reg, const Op *ops, size_t len, int64_t count,
+                  int64_t recorded = -1);
 
 /// Pauli-frame folding (CliffordFold.cpp): the uncontrolled Clifford gates
 /// of ops[0, len) are pushed through its Pauli rotations (which take the

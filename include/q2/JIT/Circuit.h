@@ -27,8 +27,18 @@ class QPEExecutable;
 
 /// Refuses a program whose register or result cannot be allocated, before
 /// anything is (names the sizes and the limit; `maxQubits` 0 = the
-/// runtime's default, q2/Runtime/Limits.h).
+/// runtime's default, q2/Runtime/Limits.h). A register above the default
+/// limit (an explicit `maxQubits` caps the register whatever the path) is
+/// accepted when one of the runtime's subspace paths can run it
+/// (docs/runtime-blocks.md): the eigenphase path for power = repeat with one
+/// Trotter step count, when the system's live subspace (the span of the
+/// Pauli words' X parts) passes limits::eigenphaseRefusal, or the
+/// live-subspace path when 2^(n_est + its dimension) amplitudes fit; the
+/// error then names that subspace.
 llvm::Error checkRunnable(const qpe::QPEMetadata &md, int64_t maxQubits);
+/// Dimension of the system register's live subspace: the GF(2) rank of the
+/// X parts of the program's Pauli words (the flips its Trotter step makes).
+int64_t liveSystemQubits(const qpe::QPEMetadata &md);
 /// For a valid program whose register is above the limit: the phase_c
 /// record of a skipped run (checkRunnable's message as the reason).
 std::optional<profiling::PhaseCRecord> skippedRun(const qpe::QPEMetadata &md,
@@ -67,6 +77,13 @@ public:
   /// Calls fn after each powered block of the following calls (null: off).
   void setBlockProgress(void (*fn)(void *, int64_t, double, int32_t),
                         void *user);
+  /// Calls fn when a long stage of a subspace path starts (the runtime's
+  /// q2_rt_set_stage_progress: path, stage, subspace dimension; null: off).
+  void setStageProgress(void (*fn)(void *, int32_t, const char *, int64_t),
+                        void *user);
+  /// How the runtime ran the register of the last call (absent when it was
+  /// a state vector from the start).
+  std::optional<profiling::PathRecord> lastPath() const;
   const qpe::QPEMetadata &metadata() const { return md; }
   const std::string &runtimeLibrary() const;
 

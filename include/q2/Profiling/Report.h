@@ -88,6 +88,25 @@ struct BlockRecord {
   /// before it.
   std::optional<int64_t> denseDim;
   std::optional<int64_t> cosets;
+  /// Where the block ran: "state_vector", "live_subspace" or "eigenphases"
+  /// (docs/runtime-blocks.md), and the subspace's dimension (states of the
+  /// restricted register, or of the system's live subspace for
+  /// eigenphases). Absent on the state vector and in reports before them.
+  std::optional<std::string> path;
+  std::optional<int64_t> subspaceDim;
+};
+
+/// How the runtime resolved the register of a call (a deferred register,
+/// docs/runtime-blocks.md "Beyond the state vector").
+struct PathRecord {
+  std::string path;        ///< "state_vector", "live_subspace", "eigenphases"
+  int64_t qubits = 0;      ///< the register's qubits
+  int64_t liveQubits = 0;  ///< dimension of its live affine subspace
+  int64_t subspaceDim = 0; ///< eigenphases: system states; else amplitudes
+  double seconds = 0;      ///< wall time of the resolution
+  double eigenSeconds = 0; ///< eigenphases: U and its eigenvectors
+  double bytes = 0;        ///< the path's amplitudes and matrices
+  std::string note;        ///< why this path
 };
 
 /// One coefficient set run in Phase C.
@@ -109,6 +128,12 @@ struct PhaseCSetRecord {
   std::vector<double> probabilities;
   /// The powered blocks of the last call.
   std::vector<BlockRecord> blocks;
+  /// The runtime's path for the last call's register (absent when it was a
+  /// state vector from the start, and in reports before it).
+  std::optional<PathRecord> execution;
+  /// Peak RSS of the process over this set's calls (VmHWM reset before
+  /// them where the kernel allows, else the lifetime peak so far).
+  std::optional<uint64_t> peakRSS;
   /// Set when the result is suspect (prob_sum off 1 by more than 1e-6).
   std::optional<std::string> warning;
 };

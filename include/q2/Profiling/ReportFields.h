@@ -200,6 +200,19 @@ Q2_JSON_FIELDS(BlockRecord) {
   v.optional("products", r.products);
   v.optional("dense_dim", r.denseDim);
   v.optional("cosets", r.cosets);
+  v.optional("path", r.path);
+  v.optional("subspace_dim", r.subspaceDim);
+}
+
+Q2_JSON_FIELDS(PathRecord) {
+  v("path", r.path);
+  v("qubits", r.qubits);
+  v("live_qubits", r.liveQubits);
+  v("subspace_dim", r.subspaceDim);
+  v("seconds", r.seconds);
+  v("eigen_seconds", r.eigenSeconds);
+  v("bytes", r.bytes);
+  v("note", r.note);
 }
 
 Q2_JSON_FIELDS(PhaseCSetRecord) {
@@ -218,6 +231,8 @@ Q2_JSON_FIELDS(PhaseCSetRecord) {
   v("call_s", r.callS);
   v("probabilities", r.probabilities);
   v("blocks", r.blocks);
+  v.optional("execution", r.execution);
+  v.optional("peak_rss_bytes", r.peakRSS);
   v.optional("warning", r.warning);
 }
 

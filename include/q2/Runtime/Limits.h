@@ -9,8 +9,11 @@
 #ifndef Q2_RUNTIME_LIMITS_H
 #define Q2_RUNTIME_LIMITS_H
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <unistd.h>
 
 namespace q2::runtime::limits {
@@ -30,6 +33,46 @@ inline int64_t defaultMaxQubits() {
   while (n < kHardMaxQubits && std::ldexp(16.0L, int(n + 1)) <= budget)
     ++n;
   return n;
+}
+
+/// The eigenphase path (docs/runtime-blocks.md) holds about six dense
+/// D x D complex matrices for a system live subspace of D states (U, its
+/// eigenvectors, U times them, the Hermitian matrix and the solver's
+/// workspace): D is at most the largest power of two with 6 * 16 * D^2
+/// bytes within 80 % of physical memory (8192 on 24 GiB), and at most 2^14.
+inline constexpr const char *kEigenphaseLimitRule =
+    "6 dense matrices of 16 * D^2 bytes within 80% of RAM";
+inline int64_t maxEigenphaseStates() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  long double budget = pages > 0 && page > 0
+                           ? 0.8L * (long double)pages * (long double)page
+                           : 0.8L * 16 * (1LL << 30);
+  int64_t d = 1;
+  while (d < (int64_t(1) << 14) && 96.0L * (long double)(2 * d) * (2 * d) <= budget)
+    d *= 2;
+  return d;
+}
+
+/// Why the eigenphase path cannot take a system live subspace of 2^d
+/// states with nEst estimation wires (its matrices, or the 2^nEst
+/// outcomes' buffers: about 8 doubles per outcome), or nullopt.
+inline std::optional<std::string> eigenphaseRefusal(int64_t d, int64_t nEst) {
+  int64_t maxD = maxEigenphaseStates();
+  if (d > 62 || (int64_t(1) << d) > maxD)
+    return "above the eigenphase path's limit of " + std::to_string(maxD) +
+           " states (" + kEigenphaseLimitRule + ")";
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  long double budget = pages > 0 && page > 0
+                           ? 0.8L * (long double)pages * (long double)page
+                           : 0.8L * 16 * (1LL << 30);
+  long double need = 96.0L * std::ldexp(1.0L, int(2 * d)) +
+                     64.0L * std::ldexp(1.0L, int(std::min<int64_t>(nEst, 120)));
+  if (need > budget)
+    return "the eigenphase path's matrices and the 2^" + std::to_string(nEst) +
+           " outcomes' buffers need " +
+           std::to_string((unsigned long long)std::min(need, 1e19L)) +
+           " bytes, more than 80% of RAM";
+  return std::nullopt;
 }
 
 } // namespace q2::runtime::limits

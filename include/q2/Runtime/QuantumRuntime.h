@@ -153,7 +153,18 @@ typedef struct Q2BlockStat {
                            the other methods */
   int64_t cosets;       /* dense: cosets the state had amplitude on (one
                            matrix power each); 0 for the other methods */
+  int32_t path;         /* where the block ran: Q2_PATH_STATE_VECTOR, or a
+                           deferred register's Q2_PATH_LIVE_SUBSPACE /
+                           Q2_PATH_EIGENPHASES (q2_rt_set_subspace_mode) */
+  int32_t reserved;     /* 0 */
+  int64_t subspace_dim; /* live subspace path: amplitudes of the restricted
+                           register; eigenphase path: states of the system
+                           register's live subspace (the eigenproblem's
+                           size); 0 on the state vector */
 } Q2BlockStat;
+/* Q2BlockStat::method of a block whose power the eigenphase path applied as
+ * phases of U's eigenvectors (docs/runtime-blocks.md). */
+#define Q2_METHOD_EIGENPHASES 3
 /* Number of entries since the last reset (at most 256; the 256th collects
  * everything past the cap); copies min(that, capacity) entries to out (out
  * may be NULL). This thread's blocks only. */
@@ -167,6 +178,54 @@ void q2_rt_reset_block_stats(void);
 typedef void (*Q2BlockProgressFn)(void *user, int64_t blocks_done,
                                   double block_seconds, int32_t method);
 void q2_rt_set_block_progress(Q2BlockProgressFn fn, void *user);
+
+/* --- execution paths beyond the state vector (docs/runtime-blocks.md) -----*/
+/* A *deferred* register holds no amplitudes: its gates and powered blocks
+ * are kept as a tape until something needs the state. q2_rt_probs then runs
+ * the program on the register's live subspace when it can (the affine span
+ * of the states its gates can reach, proved from the gates' flips), and for
+ * a QPE-shaped program (estimation wires in |+>, each controlling powers of
+ * one unitary U on the other qubits, then gates on the estimation wires
+ * only) from the eigenphases of U and the start state's overlaps with its
+ * eigenvectors, without the estimation register. Anything else (measure,
+ * state_data, a program the paths cannot take) materialises the state
+ * vector and replays the tape. Results equal the state-vector path's to
+ * rounding. */
+#define Q2_PATH_STATE_VECTOR 0
+#define Q2_PATH_LIVE_SUBSPACE 1
+#define Q2_PATH_EIGENPHASES 2
+/* 0 = every register is a state vector (the reference); 1 = auto
+ * (default): registers of at least 18 qubits are deferred (also those above
+ * q2_rt_set_max_qubits, up to 59); 2 = every register is deferred (tests).
+ * Returns the previous mode; another value is an error. Process-wide. */
+int32_t q2_rt_set_subspace_mode(int32_t mode);
+
+/* How this thread's last deferred register was resolved (the last
+ * q2_rt_probs, measure or state_data that needed it). */
+typedef struct Q2PathStat {
+  int32_t path;          /* Q2_PATH_* */
+  int32_t num_qubits;    /* the register's qubits */
+  int64_t live_qubits;   /* dimension of the register's live affine subspace
+                            (the qubits a live-subspace register holds) */
+  int64_t subspace_dim;  /* eigenphases: states of the system register's
+                            live subspace (U is subspace_dim^2); live
+                            subspace: 2^live_qubits; state vector: 2^n */
+  double seconds;        /* wall time of the resolution */
+  double eigen_seconds;  /* eigenphases: building U and its eigenvectors */
+  int64_t bytes;         /* bytes of the path's amplitudes and matrices */
+  char note[256];        /* why this path, e.g. why not a cheaper one */
+} Q2PathStat;
+/* 1 and *out filled when a deferred register was resolved on this thread
+ * since the last reset, else 0. */
+int64_t q2_rt_path_stats(Q2PathStat *out);
+void q2_rt_reset_path_stats(void);
+/* Called on the running thread when a long stage of a deferred register's
+ * path starts (e.g. "eigendecomposition of U"), with the path and its
+ * subspace dimension. NULL removes it. Thread-local; must not call the
+ * runtime. */
+typedef void (*Q2StageProgressFn)(void *user, int32_t path, const char *stage,
+                                  int64_t subspace_dim);
+void q2_rt_set_stage_progress(Q2StageProgressFn fn, void *user);
 
 /* --- inspection (tests, host) --------------------------------------------*/
 int64_t q2_rt_num_qubits(const Q2Register *reg);

@@ -443,13 +443,27 @@ TEST_F(RuntimeTest, AllocErrors) {
   EXPECT_NE(ok, nullptr);
   q2_rt_dealloc(ok);
 
-  // Allowed by the limit, impossible to allocate: 2^49 bytes.
+  // Allowed by the limit, impossible to allocate: 2^49 bytes. A state
+  // vector fails at once (mode 0); by default the register is deferred
+  // (docs/runtime-abi.md) and fails when its state is needed.
   EXPECT_EQ(q2_rt_set_max_qubits(50), 10);
+  int32_t prevMode = q2_rt_set_subspace_mode(0);
   EXPECT_EQ(q2_rt_alloc(45), nullptr);
   e = takeError();
   EXPECT_NE(e.find("45 qubits need 562949953421312 bytes: allocation failed"),
             std::string::npos)
       << e;
+  q2_rt_set_subspace_mode(1);
+  Q2Register *deferred = q2_rt_alloc(45);
+  ASSERT_NE(deferred, nullptr);
+  EXPECT_EQ(q2_rt_state_data(deferred), nullptr);
+  e = takeError();
+  EXPECT_NE(e.find("q2_rt_state_data: 45 qubits need 562949953421312 bytes: "
+                   "allocation failed"),
+            std::string::npos)
+      << e;
+  q2_rt_dealloc(deferred);
+  q2_rt_set_subspace_mode(prevMode);
   EXPECT_EQ(q2_rt_set_max_qubits(0), 50);
   EXPECT_EQ(q2_rt_set_max_qubits(0), def);
   q2_rt_dealloc(nullptr); // ignored
