@@ -14,6 +14,7 @@
 #include "q2/Profiling/MLIR/IRMetrics.h"
 #include "q2/Profiling/MLIR/Instrumentation.h"
 #include "q2/Profiling/Report.h"
+#include "q2/Profiling/ReportView.h"
 #include "q2/Profiling/Session.h"
 #include "q2/Support/FileIO.h"
 
@@ -34,21 +35,31 @@ namespace {
 
 constexpr llvm::StringLiteral kModule = "builtin.module";
 
-/// Parses `text` into a pass manager on builtin.module.
-FailureOr<OpPassManager> parseOnModule(llvm::StringRef text,
-                                       std::string &error) {
+/// Parses `text`, what runs inside the module ("canonicalize,func.func(cse)"),
+/// into a pass manager on builtin.module. With `unwrap`, a text that is one
+/// `builtin.module(...)` element names the module itself, as in
+/// --pass-pipeline: that one wrapper (and only it) is dropped. Without, every
+/// element is nested as written (the re-parse of one element of a pipeline,
+/// where `builtin.module(...)` runs on nested modules).
+FailureOr<OpPassManager> parseOnModule(llvm::StringRef text, std::string &error,
+                                       bool unwrap) {
   text = text.trim();
   llvm::raw_string_ostream es(error);
-  if (text.starts_with(kModule.str() + "(")) {
-    auto pm = parsePassPipeline(text, es);
-    if (failed(pm))
-      return failure();
-    return std::move(*pm);
-  }
   OpPassManager pm(kModule);
   if (failed(parsePassPipeline(text, pm, es)))
     return failure();
-  return pm;
+  if (!unwrap || pm.size() != 1)
+    return pm;
+  std::string only;
+  llvm::raw_string_ostream os(only);
+  pm.begin()->printAsTextualPipeline(os);
+  os.flush();
+  if (!llvm::StringRef(only).starts_with(kModule.str() + "("))
+    return pm;
+  auto anchored = parsePassPipeline(text, es);
+  if (failed(anchored))
+    return failure();
+  return std::move(*anchored);
 }
 
 /// "canonicalize{max-iterations=3},func.func(cse)" -> without the {...}.
@@ -83,13 +94,14 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
   llvm::StringRef getArgument() const override { return "q2-profile"; }
   llvm::StringRef getDescription() const override {
     return "Run a pass pipeline on the module and profile every pass (time, "
-           "memory, IR size); writes a q2.profile/3 report and a trace";
+           "memory, heap, IR size); prints a pass tree, writes a q2.profile/3 "
+           "report and a Perfetto trace";
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
     // Loaded before any pass runs (loading while passes run is not allowed).
     std::string error;
-    auto pm = parseOnModule(pipeline, error);
+    auto pm = parseOnModule(pipeline, error, /*unwrap=*/true);
     if (succeeded(pm))
       pm->getDependentDialects(registry);
   }
@@ -102,22 +114,40 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       return fail("the 'pipeline' option is required, e.g. "
                   "q2-profile{pipeline=\"canonicalize,func.func(cse)\" "
                   "report=r.json}");
-    if (report.empty() && trace.empty())
-      return fail("nothing to write: give report=<file.json> and/or "
-                  "trace=<file.json>");
     if (auto parts = splitPipeline(pipeline); !parts)
       return parts.takeError();
     else if (parts->empty())
       return fail("pipeline \"" + pipeline + "\" has no passes");
+    std::vector<q2::NamedPath> outs = outputs();
+    for (const q2::NamedPath &out : outs) {
+      if (llvm::Error e = q2::checkOutputPath(out.path, out.flag))
+        return fail(llvm::toString(std::move(e)));
+      if (llvm::Error e = q2::checkNotHostOutput(out.path, out.flag))
+        return fail(llvm::toString(std::move(e)));
+    }
+    // Files, not spellings: "r.json" and "./r.json" are one.
+    if (llvm::Error e = q2::checkDistinctPaths({}, outs))
+      return fail(llvm::toString(std::move(e)));
+    return llvm::Error::success();
+  }
+
+  /// The files this pass writes, with the option naming each.
+  std::vector<q2::NamedPath> outputs() const {
+    std::vector<q2::NamedPath> out;
     for (auto [path, flag] : {std::pair<const std::string &, const char *>{
                                   report, "report"},
-                              {trace, "trace"}})
-      if (!path.empty())
-        if (llvm::Error e = q2::checkOutputPath(path, flag))
-          return fail(llvm::toString(std::move(e)));
-    if (!report.empty() && report == trace)
-      return fail("report and trace name the same file '" + report + "'");
-    return llvm::Error::success();
+                              {trace, "trace"},
+                              {table, "table"}})
+      if (!path.empty() && path != "-")
+        out.push_back({path, flag});
+    return out;
+  }
+
+  /// Where the table goes: `table`, or stderr when nothing else is written.
+  std::string tablePath() const {
+    if (!table.empty())
+      return table;
+    return report.empty() && trace.empty() ? "-" : "";
   }
 
   void runOnOperation() override {
@@ -126,6 +156,10 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
     auto elements = splitPipeline(pipeline);
     if (!elements)
       return fail(elements.takeError());
+    // The module's file is known only now; no pass has run yet.
+    if (llvm::Error e = q2::checkDistinctPaths(
+            {{inputOf(module), "input"}}, outputs()))
+      return fail(std::move(e));
 
     // Per-pass memory is only attributable with one thread (as q2-opt's
     // profiling); the host's setting is restored afterwards.
@@ -147,7 +181,7 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
     std::vector<Element> pms;
     for (const PipelineElement &el : *elements) {
       std::string parseError;
-      auto parsed = parseOnModule(el.text, parseError);
+      auto parsed = parseOnModule(el.text, parseError, /*unwrap=*/false);
       if (failed(parsed)) { // it parsed as a whole: an internal error
         error = "cannot re-parse '" + el.text + "': " + parseError;
         break;
@@ -229,6 +263,17 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       if (llvm::Error e = t.write(trace))
         return fail(std::move(e));
     }
+    if (std::string path = tablePath(); !path.empty()) {
+      view::TextOptions to;
+      std::string text = view::formatPassTreeTable(
+          view::buildView(view::documentOf(report), report.input), to);
+      if (path == "-") {
+        llvm::errs() << text;
+        llvm::errs().flush();
+      } else if (llvm::Error e = q2::writeFileAtomically(path, text)) {
+        return fail(std::move(e));
+      }
+    }
     if (!error.empty()) {
       // The failing pass has reported why; this says where.
       failAtModule("", error);
@@ -250,6 +295,12 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
   Option<std::string> trace{
       *this, "trace",
       llvm::cl::desc("Chrome trace to write (open in ui.perfetto.dev)")};
+  Option<std::string> table{
+      *this, "table",
+      llvm::cl::desc("Print the pass tree (wall, CPU, RSS, heap, IR after "
+                     "each pass, nested as MLIR nests them) to a file, or "
+                     "'-' for stderr; the default when neither report nor "
+                     "trace is given")};
   Option<bool> irMetrics{
       *this, "ir-metrics",
       llvm::cl::desc("Measure IR bytes/lines/ops of the module before the "
@@ -264,7 +315,7 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
 llvm::Expected<std::vector<PipelineElement>>
 q2::profiling::splitPipeline(llvm::StringRef pipeline) {
   std::string error;
-  auto pm = parseOnModule(pipeline, error);
+  auto pm = parseOnModule(pipeline, error, /*unwrap=*/true);
   if (failed(pm)) {
     // One line: "<parser>:1:14: error: msg" (then the text and a caret).
     llvm::StringRef first = llvm::StringRef(error).trim().split('\n').first;
@@ -301,6 +352,7 @@ q2::profiling::createProfilePass(ProfilePassOptions options) {
   pass->pipeline = std::move(options.pipeline);
   pass->report = std::move(options.report);
   pass->trace = std::move(options.trace);
+  pass->table = std::move(options.table);
   pass->irMetrics = options.irMetrics;
   return pass;
 }
