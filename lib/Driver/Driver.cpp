@@ -9,6 +9,8 @@
 #include "DriverInternal.h"
 
 #include "q2/Profiling/ChromeTrace.h"
+#include "q2/Profiling/ReportHTML.h"
+#include "q2/Profiling/ReportView.h"
 #include "q2/Profiling/Session.h"
 #include "q2/Session/CompileSession.h"
 #include "q2/Support/FileIO.h"
@@ -88,12 +90,18 @@ int DriverRun::checkPaths() {
     return fail(llvm::toString(std::move(e)));
   if (llvm::Error e = checkOutputPath(o.tracePath, "--trace"))
     return fail(llvm::toString(std::move(e)));
+  if (llvm::Error e = checkOutputPath(o.htmlPath, "--html"))
+    return fail(llvm::toString(std::move(e)));
+  if (!o.htmlPath.empty() && !prof::html::available())
+    return fail("--html: this q2-opt was built without plotly.js (install "
+                "python3-plotly, or set Q2_PLOTLY_JS, and rebuild)");
   bool writesOutput = !(o.profile && !o.outputGiven);
   if (writesOutput)
     if (llvm::Error e = checkOutputPath(o.output, "-o"))
       return fail(llvm::toString(std::move(e)));
   std::vector<NamedPath> outputs = {{o.reportPath, "--report"},
-                                    {o.tracePath, "--trace"}};
+                                    {o.tracePath, "--trace"},
+                                    {o.htmlPath, "--html"}};
   if (writesOutput)
     outputs.push_back({o.output, "-o"});
   if (llvm::Error e = checkDistinctPaths(
@@ -132,9 +140,21 @@ int DriverRun::finish(int code) {
     return code;
   // The report is built only when asked for: it copies every pass and
   // sample.
-  session.finish(code != 0, !o.reportPath.empty(), shownPeak);
+  session.finish(code != 0, !o.reportPath.empty() || !o.htmlPath.empty(),
+                 shownPeak);
   if (!o.reportPath.empty()) {
     if (llvm::Error e = prof::writeReport(o.reportPath, session.report())) {
+      fail(llvm::toString(std::move(e)));
+      code = code ? code : 1;
+    }
+  }
+  if (!o.htmlPath.empty()) {
+    prof::html::PageInputs page;
+    std::string label = o.reportPath.empty() ? o.input : o.reportPath;
+    page.title = "q2-opt profile: " + llvm::sys::path::filename(o.input).str();
+    page.views.push_back(prof::view::buildView(
+        prof::view::documentOf(session.report()), label));
+    if (llvm::Error e = prof::html::writePage(o.htmlPath, page)) {
       fail(llvm::toString(std::move(e)));
       code = code ? code : 1;
     }

@@ -10,6 +10,7 @@
 
 #include "q2/Orchestrator/ProfileTool.h"
 #include "CompareTool.h"
+#include "ShowTool.h"
 #include "ProfileToolOptions.h"
 #include "q2/Orchestrator/Measure.h"
 #include "q2/Orchestrator/Sweep.h"
@@ -252,14 +253,15 @@ const char *const Overview =
     "isolated, budgeted runs of the q2 tools and resumable profiling "
     "sweeps (docs/sweeps.md)\n";
 
-const char *const SubcommandNames[] = {"measure", "run", "sweep", "merge",
-                                       "compare"};
+const char *const SubcommandNames[] = {"measure", "run",     "sweep", "merge",
+                                       "compare", "show", "html"};
 
 } // namespace
 
 int q2::orch::q2ProfileMain(int argc, char **argv) {
   if (argc < 2) {
-    errs() << "usage: q2-profile <measure|run|sweep|merge|compare> [options]; "
+    errs() << "usage: q2-profile <measure|run|sweep|merge|compare|show|html> "
+              "[options]; "
               "q2-profile --help lists the subcommands\n";
     return 2;
   }
@@ -267,7 +269,8 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   bool isSubcommand = llvm::is_contained(SubcommandNames, first);
   if (!isSubcommand && first != "help" && !first.starts_with("-"))
     return fail("unknown command '" + first +
-                "' (commands: measure, run, sweep, merge, compare; see "
+                "' (commands: measure, run, sweep, merge, compare, show, html; "
+                "see "
                 "q2-profile --help)");
 
   // measure: everything after the first `--` is the command, never seen by
@@ -292,12 +295,15 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   // The commands' options first, --help/--version last; LLVM's own options
   // only in --help-hidden (q2/Support/CommandLine.h). Category names sort
   // before "Other options".
+  std::vector<const cl::OptionCategory *> cats = {&o.MeasureCat, &o.PointCat,
+                                            &o.RunCat,     &o.SweepCat,
+                                            &o.MergeCat,   &compareCategory()};
+  for (cl::OptionCategory *c : showCategories())
+    cats.push_back(c);
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &o.Measure, &o.Run, &o.Sweep,
-        &o.Merge, &compareSubCommand()})
-    q2::organizeHelp({&o.MeasureCat, &o.PointCat, &o.RunCat, &o.SweepCat,
-                      &o.MergeCat, &compareCategory()},
-                     *sub);
+        &o.Merge, &compareSubCommand(), &showSubCommand(), &htmlSubCommand()})
+    q2::organizeHelp(cats, *sub);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "q2-profile (q2 build id " << q2::buildID() << ")\n";
   });
@@ -315,7 +321,11 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
     return cmdMerge(o);
   if (compareSubCommand())
     return runCompareCommand(argv[0]);
+  if (showSubCommand())
+    return runShowCommand(argv[0]);
+  if (htmlSubCommand())
+    return runHtmlCommand(argv[0]);
   return fail("no command given (commands: measure, run, sweep, merge, "
-              "compare; see "
+              "compare, show, html; see "
               "q2-profile --help)");
 }

@@ -69,6 +69,9 @@ def __getattr__(name):
 # Profile comparison (q2-profile compare), self-contained in compare.py.
 from .compare import compare, CompareResult  # noqa: E402
 __all__ += ["compare", "CompareResult"]
+# Reports as tables and HTML pages (q2-profile show / html), in view.py.
+from .view import show, view, ReportView  # noqa: E402
+__all__ += ["show", "view", "ReportView"]
 
 
 class _RecordType(type):

@@ -52,6 +52,8 @@ struct DriverOptions : session::SessionOptions {
   bool lastGiven = false; ///< --stop-after-stage was given
   Emit emit = Emit::Default;
   std::string reportPath, tracePath;
+  /// --html: the self-contained HTML report (q2/Profiling/ReportHTML.h).
+  std::string htmlPath;
   /// Phase C: calls per coefficient set (0 = do not run).
   int runs = 0;
   std::string coeffsPath;
