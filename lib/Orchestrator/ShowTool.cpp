@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ShowTool.h"
+#include "PlotScript.h"
 #include "q2/Orchestrator/Compare.h"
 #include "q2/Orchestrator/ProfileTool.h"
 #include "q2/Orchestrator/Sweep.h"
@@ -20,8 +21,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -192,42 +191,14 @@ std::string sweepTable(llvm::StringRef dir,
   return out;
 }
 
-/// <bin>/../share/q2/scripts/plot_profile.py next to this q2-profile.
-std::string plotScript(const char *argv0) {
-  std::string self = llvm::sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&q2::orch::q2ProfileMain));
-  llvm::SmallString<256> p(llvm::sys::path::parent_path(self));
-  llvm::sys::path::append(p, "..", "share", "q2", "scripts");
-  llvm::sys::path::append(p, "plot_profile.py");
-  return std::string(p);
-}
-
 int plot(StringRef report, const char *argv0) {
   ShowCL &c = cmd();
-  std::string script = plotScript(argv0);
-  if (!llvm::sys::fs::exists(script))
-    return fail("show", "--png: the plot script is not installed at '" +
-                            script + "'");
-  std::string py = c.Python;
-  if (py.empty()) {
-    if (llvm::sys::fs::can_execute("/usr/bin/python3"))
-      py = "/usr/bin/python3";
-    else if (auto p = llvm::sys::findProgramByName("python3"))
-      py = *p;
-    else
-      return fail("show", "--png: no python3 found (give --python)");
-  }
   std::string top = std::to_string(c.Top ? unsigned(c.Top) : 15u);
-  std::string err;
-  StringRef args[] = {py,     script, report, "-o",       c.Png,
-                      "--top", top,   "--by", c.By.getValue(), "--require"};
-  int rc = llvm::sys::ExecuteAndWait(py, args, std::nullopt, {}, 0, 0, &err);
-  if (rc == 3)
-    return fail("show", "--png: matplotlib is not available to " + py +
-                            " (install python3-matplotlib or give --python)");
-  if (rc != 0)
-    return fail("show", "--png: " + py + " " + script + " failed" +
-                            (err.empty() ? "" : ": " + err));
+  if (llvm::Error e = runPlotScript(argv0, "scripts/plot_profile.py",
+                                    {report.str(), "-o", c.Png, "--top", top,
+                                     "--by", c.By, "--require"},
+                                    c.Python))
+    return fail("show", llvm::toString(std::move(e)));
   return 0;
 }
 

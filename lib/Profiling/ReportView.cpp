@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -62,6 +63,12 @@ const Value &arr(const Value &v, const char *key) {
   return p && p->is_array() ? *p : empty;
 }
 Value orNull(std::optional<double> v) { return v ? Value(*v) : Value(); }
+/// `keys` of `from` into `to`: numbers, or null when absent.
+void copyNumbers(Value &to, const Value &from,
+                 std::initializer_list<const char *> keys) {
+  for (const char *k : keys)
+    to[k] = orNull(num(from, k));
+}
 
 /// "H2: 4 system qubits, n_est 4, n_trotter 2, 15 terms, fixed, order 2".
 std::string programSummary(const Value &params) {
@@ -343,11 +350,9 @@ Value q2::profiling::view::buildView(const Value &report, StringRef label,
     o["kind"] = str(s, "kind");
     o["wall_s"] = num0(s, "wall_s");
     o["cpu_s"] = num0(s, "cpu_s");
-    o["rss_after_bytes"] = orNull(num(s, "rss_after_bytes"));
-    o["peak_rss_bytes"] = orNull(num(s, "peak_rss_bytes"));
+    copyNumbers(o, s, {"rss_after_bytes", "peak_rss_bytes",
+                       "heap_after_bytes", "heap_peak_bytes"});
     o["peak_source"] = str(s, "peak_source");
-    o["heap_after_bytes"] = orNull(num(s, "heap_after_bytes"));
-    o["heap_peak_bytes"] = orNull(num(s, "heap_peak_bytes"));
     if (const Value *e = get(s, "heap_exact"); e && e->is_boolean())
       o["heap_exact"] = *e;
     const Value *b = get(s, "begin");
@@ -404,11 +409,9 @@ Value q2::profiling::view::buildView(const Value &report, StringRef label,
     o["wall_s"] = num0(p, "wall_s");
     o["self_wall_s"] = num0(p, "self_wall_s");
     o["cpu_s"] = num0(p, "cpu_s");
-    o["rss_after_bytes"] = orNull(num(p, "rss_after_bytes"));
-    o["rss_delta_bytes"] = orNull(num(p, "rss_delta_bytes"));
-    for (const char *k : {"heap_after_bytes", "heap_peak_bytes",
-                          "heap_allocated_bytes", "heap_alloc_count"})
-      o[k] = orNull(num(p, k));
+    copyNumbers(o, p, {"rss_after_bytes", "rss_delta_bytes",
+                       "heap_after_bytes", "heap_peak_bytes",
+                       "heap_allocated_bytes", "heap_alloc_count"});
     o["ir_growth_bytes"] = nullptr;
     if (const Value *ir = get(p, "ir_after")) {
       double bytes = num0(*ir, "bytes");
