@@ -157,6 +157,14 @@ def main():
                        check=True, env=env)
         return out
 
+    probe = subprocess.run([q2p, "html", os.path.join(a.fixtures, "sparse-report-b.json"),
+                            "-o", os.path.join(a.work, "probe.html")],
+                           capture_output=True, text=True, env=env)
+    if "built without plotly.js" in probe.stderr:
+        print("html-chromium: this build has no plotly.js (install python3-plotly "
+              "and reconfigure); skipped")
+        return 77
+
     heap = os.path.join(a.fixtures, "sparse-heap-report.json")
     other = os.path.join(a.fixtures, "sparse-report-b.json")
     rep = json.load(open(heap))
