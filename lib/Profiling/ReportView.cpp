@@ -249,10 +249,18 @@ Value series(const std::vector<Point> &pts) {
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<Value> q2::profiling::view::loadReportDocument(StringRef path) {
-  // The one reader decides what is a valid report.
-  if (auto r = readReport(path); !r)
+  // The one reader decides what is a valid report (and upgrades a /2
+  // report's parameters); the document keeps keys it does not know.
+  auto r = readReport(path);
+  if (!r)
     return r.takeError();
-  return json::readFile(path);
+  auto doc = json::readFile(path);
+  if (!doc)
+    return doc.takeError();
+  (*doc)["schema"] = r->schema;
+  if (r->parameters)
+    (*doc)["parameters"] = json::toValue(*r->parameters);
+  return doc;
 }
 
 Value q2::profiling::view::documentOf(const ProfileReport &report) {
