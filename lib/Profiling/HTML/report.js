@@ -96,7 +96,8 @@
   // ---- memory timeline ------------------------------------------------------
   function timeline(v) {
     var tl = v.timeline, s = section("timeline", "Memory timeline");
-    s.appendChild(el("p", { cls: "muted", text: "RSS " + tl.source + (tl.points > tl.rss.t.length ? " (" + tl.points.toLocaleString() + " points, drawn as " + tl.rss.t.length.toLocaleString() + " slice maxima)" : "") + "; heap " + tl.heap_source + ". Bands: stages (top), passes (bottom)." }));
+    var caption = el("p", { cls: "muted", text: "RSS " + tl.source + (tl.points > tl.rss.t.length ? " (" + tl.points.toLocaleString() + " points, drawn as " + tl.rss.t.length.toLocaleString() + " slice maxima)" : "") + "; heap " + tl.heap_source + ". Bands: stages (top), passes (bottom)." });
+    s.appendChild(caption);
     var node = el("div", { cls: "plot", id: "timeline-plot", style: "min-height:380px" });
     s.appendChild(node);
     if (!tl.rss.t.length) { node.textContent = "No memory samples in this report."; return s; }
@@ -131,9 +132,13 @@
         ann.push({ x: (st.t0 + st.t1) / 2, y: 0.95, xref: "x", yref: "paper", text: label,
                    showarrow: false, font: { size: 10 }, hovertext: (i + 1) + ". " + st.name });
     });
-    // Pass bands: the top-level passes, the longest ones when there are many.
+    // Pass bands: the top-level passes, unless there are too many to see
+    // (then the stage bands and the hover say where a point is).
     var tops = v.passes.filter(function (p) { return p.depth === 0 && p.t1 > p.t0; });
-    if (tops.length > BANDS) tops = tops.slice().sort(function (a, b) { return b.wall_s - a.wall_s; }).slice(0, BANDS);
+    if (tops.length > BANDS) {
+      caption.textContent += " (" + tops.length.toLocaleString() + " top-level passes: no pass bands)";
+      tops = [];
+    }
     tops.forEach(function (p, i) {
       shapes.push({ type: "rect", xref: "x", yref: "paper", x0: p.t0, x1: p.t1, y0: 0, y1: 0.04,
                     fillcolor: PALETTE[(p.i + 3) % PALETTE.length], opacity: 0.8, line: { width: 0 } });
@@ -145,9 +150,11 @@
                     hovertemplate: "peak %{y:.1f} MB at %{x:.3f} s<br>%{text}<extra></extra>" });
       ann.push({ x: tl.peak.t, y: tl.peak.rss_bytes / 1e6, xref: "x", yref: "y", ax: 0, ay: -30,
                  text: "peak " + fmt(tl.peak.rss_bytes / 1e6, 1) + " MB" + (label ? " (" + (label.length > 40 ? label.slice(0, 38) + "…" : label) + ")" : ""),
-                 arrowcolor: "#cf222e", font: { color: "#cf222e", size: 11 }, xanchor: "right" });
+                 arrowcolor: "#cf222e", font: { color: "#cf222e", size: 11 },
+                 xanchor: tl.peak.t > (t0 + t1) / 2 ? "right" : "left" });
     }
-    plot(node, traces, { shapes: shapes, annotations: ann, xaxis: { title: "seconds since start (stages numbered as below)" },
+    plot(node, traces, { shapes: shapes, annotations: ann,
+                         xaxis: { title: "seconds since start (stages numbered as below)", range: [t0, t1] },
                          yaxis: { title: "RSS MB", rangemode: "tozero" },
                          yaxis2: { title: "heap MB", overlaying: "y", side: "right", rangemode: "tozero", showgrid: false },
                          margin: { l: 60, r: 60, t: 30, b: 40 }, height: 400 });
