@@ -109,7 +109,8 @@
     // Heap on its own axis (right): a few MB next to a process's RSS.
     if (tl.heap.t.length)
       traces.push({ x: tl.heap.t, y: tl.heap.y.map(function (b) { return b / 1e6; }), text: tl.heap.label, yaxis: "y2",
-                    type: "scatter", mode: "lines", line: { shape: "hv", color: "#59a14f", width: 1.2 },
+                    type: "scatter", mode: "lines", opacity: tl.heap.t.length > 500 ? 0.45 : 1,
+                    line: { shape: "hv", color: "#59a14f", width: tl.heap.t.length > 500 ? 0.8 : 1.2 },
                     name: "heap (MB, right axis)", hovertemplate: "%{x:.3f} s<br>%{y:.2f} MB<br>%{text}<extra>heap</extra>" });
     var shapes = [], ann = [];
     var t0 = Math.min.apply(null, tl.rss.t), t1 = Math.max.apply(null, tl.rss.t);
