@@ -1,12 +1,12 @@
 //===- ProfilePass.cpp - q2-profile: profile any pass pipeline ------------===//
 //
-// The wrapped pipeline runs in pass managers of its own, one per top-level
-// element, each with the profiling instrumentation attached. (A dynamic
-// pipeline, Pass::runPipeline, would run under the host's instrumentor,
-// which a pass cannot extend, and which is null when the host has no
-// instrumentation; a pass manager of our own is how the instrumentation gets
-// to see every pass, nested ones included.) One pass manager per element
-// makes each element a stage: a VmHWM reset before it gives its kernel peak.
+// The wrapped pipeline runs in a pass manager of its own with the profiling
+// instrumentation attached. (A dynamic pipeline, Pass::runPipeline, would
+// run under the host's instrumentor, which a pass cannot extend, and which
+// is null when the host has no instrumentation; a pass manager of our own is
+// how the instrumentation gets to see every pass, nested ones included.)
+// Each top-level element is a stage (StageBoundaries): a VmHWM reset before
+// it gives its kernel peak.
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Profiling/MLIR/ProfilePass.h"
@@ -25,6 +25,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -77,6 +78,18 @@ std::string withoutOptions(llvm::StringRef text) {
   return out;
 }
 
+/// A top-level element's stage name: the pass argument, or the nested
+/// pipeline's text without options ("func.func(cse,canonicalize)").
+std::string elementName(Pass &pass) {
+  if (!pass.getArgument().empty())
+    return pass.getArgument().str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pass.printAsTextualPipeline(os);
+  os.flush();
+  return withoutOptions(text);
+}
+
 /// The file the module came from, when its location says.
 std::string inputOf(ModuleOp module) {
   Location loc = module.getLoc();
@@ -84,6 +97,62 @@ std::string inputOf(ModuleOp module) {
     return fl.getFilename().str();
   return "";
 }
+
+/// Makes each top-level pass of the pipeline a stage of the session, with
+/// the module's IR after it: a pass on the module, or the adaptor of a
+/// nested pipeline. (MLIR merges adjacent adaptors on one op when the pass
+/// manager runs, func.func(a),func.func(b) into func.func(a,b), as the plain
+/// pipeline does: the stages are what runs.)
+class StageBoundaries : public PassInstrumentation {
+public:
+  StageBoundaries(ProfilingSession &session, ModuleOp module,
+                  IRMetricsCache &cache, bool irMetrics)
+      : session(session), root(module.getOperation()), cache(cache),
+        irMetrics(irMetrics) {}
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (open || op != root)
+      return; // a pass inside the element (nested, or a dynamic pipeline)
+    open = pass;
+    session.beginStage(elementName(*pass));
+  }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (pass == open)
+      close(/*succeeded=*/true);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    if (pass == open) {
+      failed = elementName(*pass);
+      close(/*succeeded=*/false);
+    }
+  }
+  /// The element that failed.
+  const std::string &failedName() const { return failed; }
+
+private:
+  void close(bool succeeded) {
+    // (MLIR's adaptor class is internal: recognized by name, as in
+    // Instrumentation.cpp.) After a module pass the instrumentation has
+    // just measured the module: no second fingerprint walk.
+    bool modulePass = !open->getName().contains("OpToOpPassAdaptor");
+    open = nullptr;
+    StageRecord *rec = session.endStage();
+    if (!rec || !irMetrics || !succeeded)
+      return;
+    ModuleOp module = cast<ModuleOp>(root);
+    std::optional<IRMetrics> last;
+    if (modulePass)
+      last = cache.lastOf(module);
+    rec->ir = last ? std::move(*last) : cache.measure(module);
+  }
+
+  ProfilingSession &session;
+  Operation *root;
+  IRMetricsCache &cache;
+  bool irMetrics;
+  Pass *open = nullptr;
+  std::string failed;
+};
 
 struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ProfilePass)
@@ -161,41 +230,28 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
             {{inputOf(module), "input"}}, outputs()))
       return fail(std::move(e));
 
+    std::string parseError;
+    auto parsed = parseOnModule(pipeline, parseError, /*unwrap=*/true);
+    if (failed(parsed)) // checked when the options were: an internal error
+      return failAtModule("q2-profile: ",
+                          "cannot parse the pipeline again: " + parseError);
+
     // Per-pass memory is only attributable with one thread (as q2-opt's
     // profiling); the host's setting is restored afterwards.
     bool threaded = ctx->isMultithreadingEnabled();
     if (threaded)
       ctx->disableMultithreading();
 
-    // Pass managers are built before the first stage: building one
-    // (parsing its options, creating the passes) is not part of any pass,
-    // and with nothing run between two stages the end snapshot of one is
-    // the begin snapshot of the next (chainStageSnapshots).
+    // The pipeline runs as parsed, in one pass manager: a copy of a pass
+    // manager clones its passes with all their state, while printing an
+    // element and parsing it again loses what a pipeline builder gave its
+    // passes through their constructors (sparsifier{...}'s options). Built
+    // before the first stage: building it is not part of any pass, and
+    // with nothing run between two stages the end snapshot of one is the
+    // begin snapshot of the next (chainStageSnapshots).
+    PassManager pm(ctx, kModule);
+    static_cast<OpPassManager &>(pm) = *parsed;
     std::string error;
-    struct Element {
-      std::unique_ptr<PassManager> pm;
-      /// One pass on the module (not a func.func(...) adaptor): the
-      /// instrumentation measured the module right after it.
-      bool modulePass = false;
-    };
-    std::vector<Element> pms;
-    for (const PipelineElement &el : *elements) {
-      std::string parseError;
-      auto parsed = parseOnModule(el.text, parseError, /*unwrap=*/false);
-      if (failed(parsed)) { // it parsed as a whole: an internal error
-        error = "cannot re-parse '" + el.text + "': " + parseError;
-        break;
-      }
-      Element e;
-      e.pm = std::make_unique<PassManager>(ctx, kModule);
-      static_cast<OpPassManager &>(*e.pm) = *parsed;
-      auto passes = e.pm->getPasses();
-      // (MLIR's adaptor class is internal: recognized by name, as in
-      // Instrumentation.cpp.)
-      e.modulePass = std::distance(passes.begin(), passes.end()) == 1 &&
-                     !passes.begin()->getName().contains("OpToOpPassAdaptor");
-      pms.push_back(std::move(e));
-    }
 
     ProfilingOptions po;
     po.warnOnStderr = false; // warnings go to the report
@@ -214,32 +270,21 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       if (StageRecord *rec = input.finish(); rec && irMetrics)
         rec->ir = cache->measure(module);
     }
-    for (size_t i = 0; i < pms.size() && error.empty(); ++i) {
-      const PipelineElement &el = (*elements)[i];
-      PassManager &pm = *pms[i].pm;
-      InstrumentationOptions ins;
-      ins.irMetricsPerPass = irMetrics;
-      // A pass on a function measures that function; on the module, the
-      // module (whole-module prints per function would be quadratic).
-      ins.irMetricsOfPassOpOnly = true;
-      ins.cache = cache;
-      attachProfiling(pm, session, ins);
-      ScopedStage stage(session, el.name);
-      LogicalResult result = pm.run(module);
-      if (StageRecord *rec = stage.finish(); rec && irMetrics)
-        if (succeeded(result)) {
-          // After a single module pass the module was just measured: no
-          // second fingerprint walk.
-          std::optional<IRMetrics> last;
-          if (pms[i].modulePass)
-            last = cache->lastOf(module);
-          rec->ir = last ? std::move(*last) : cache->measure(module);
-        }
-      if (failed(result)) {
-        error = "q2-profile: '" + el.name + "' failed";
-        break;
-      }
-    }
+    // Each top-level element a stage; added first, so that its stage is
+    // open around the profiler's record of the element's pass.
+    auto boundaries =
+        std::make_unique<StageBoundaries>(session, module, *cache, irMetrics);
+    StageBoundaries &stages = *boundaries;
+    pm.addInstrumentation(std::move(boundaries));
+    InstrumentationOptions ins;
+    ins.irMetricsPerPass = irMetrics;
+    // A pass on a function measures that function; on the module, the
+    // module (whole-module prints per function would be quadratic).
+    ins.irMetricsOfPassOpOnly = true;
+    ins.cache = cache;
+    attachProfiling(pm, session, ins);
+    if (failed(pm.run(module)))
+      error = "q2-profile: '" + stages.failedName() + "' failed";
     if (threaded)
       ctx->enableMultithreading();
 
@@ -339,8 +384,7 @@ q2::profiling::splitPipeline(llvm::StringRef pipeline) {
     llvm::raw_string_ostream os(el.text);
     pass.printAsTextualPipeline(os);
     os.flush();
-    el.name = pass.getArgument().empty() ? withoutOptions(el.text)
-                                         : pass.getArgument().str();
+    el.name = elementName(pass);
     out.push_back(std::move(el));
   }
   return out;
