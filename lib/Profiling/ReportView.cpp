@@ -436,6 +436,23 @@ Value q2::profiling::view::buildView(const Value &report, StringRef label,
     passes.push_back(std::move(o));
   }
 
+  // A stage name that occurs twice (convert-vector-to-llvm at two places of
+  // sparsifier) is told apart by its occurrence, as compare does: "#2".
+  {
+    std::map<std::string, int> seen;
+    for (Value &st : stages) {
+      int n = ++seen[str(st, "name")];
+      std::string shown = n == 1 ? str(st, "name")
+                                 : str(st, "name") + "#" + std::to_string(n);
+      size_t first = size_t(num0(st, "first_pass")),
+             end = std::min(passes.size(), size_t(num0(st, "end_pass")));
+      for (size_t i = first; i < end; ++i)
+        passes[i]["stage"] = shown;
+      if (n > 1)
+        st["occurrence"] = n;
+    }
+  }
+
   // The tree: one root per stage, its passes below, merged by label.
   TreeBuilder tb(passes);
   for (size_t i = 0; i < passes.size(); ++i) {
