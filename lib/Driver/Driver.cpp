@@ -10,6 +10,8 @@
 
 #include "q2/Execution/PhaseC.h"
 #include "q2/Profiling/ChromeTrace.h"
+#include "q2/Profiling/ReportHTML.h"
+#include "q2/Profiling/ReportView.h"
 #include "q2/Profiling/Session.h"
 #include "q2/Session/CompileSession.h"
 #include "q2/Support/FileIO.h"
@@ -83,7 +85,7 @@ private:
   static session::SessionOptions sessionOptions(const DriverOptions &o) {
     session::SessionOptions so = o;
     // The report copies every pass and sample: built only when written.
-    so.buildReport = !o.reportPath.empty();
+    so.buildReport = !o.reportPath.empty() || !o.htmlPath.empty();
     return so;
   }
   llvm::Error classified(InputKind kind);
@@ -103,12 +105,18 @@ int DriverRun::checkPaths() {
     return fail(llvm::toString(std::move(e)));
   if (llvm::Error e = checkOutputPath(o.tracePath, "--trace"))
     return fail(llvm::toString(std::move(e)));
+  if (llvm::Error e = checkOutputPath(o.htmlPath, "--html"))
+    return fail(llvm::toString(std::move(e)));
+  if (!o.htmlPath.empty() && !prof::html::available())
+    return fail("--html: this q2-opt was built without plotly.js (install "
+                "python3-plotly, or set Q2_PLOTLY_JS, and rebuild)");
   bool writesOutput = !(o.profile && !o.outputGiven);
   if (writesOutput)
     if (llvm::Error e = checkOutputPath(o.output, "-o"))
       return fail(llvm::toString(std::move(e)));
   std::vector<NamedPath> outputs = {{o.reportPath, "--report"},
-                                    {o.tracePath, "--trace"}};
+                                    {o.tracePath, "--trace"},
+                                    {o.htmlPath, "--html"}};
   if (writesOutput)
     outputs.push_back({o.output, "-o"});
   if (llvm::Error e = checkDistinctPaths(
@@ -194,6 +202,17 @@ int DriverRun::finish(int code) {
     return code;
   if (!o.reportPath.empty()) {
     if (llvm::Error e = prof::writeReport(o.reportPath, session.report())) {
+      fail(llvm::toString(std::move(e)));
+      code = code ? code : 1;
+    }
+  }
+  if (!o.htmlPath.empty()) {
+    prof::html::PageInputs page;
+    std::string label = o.reportPath.empty() ? o.input : o.reportPath;
+    page.title = "q2-opt profile: " + llvm::sys::path::filename(o.input).str();
+    page.views.push_back(prof::view::buildView(
+        prof::view::documentOf(session.report()), label));
+    if (llvm::Error e = prof::html::writePage(o.htmlPath, page)) {
       fail(llvm::toString(std::move(e)));
       code = code ? code : 1;
     }

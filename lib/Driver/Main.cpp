@@ -55,6 +55,9 @@ static int mlirOptMode(llvm::StringRef input, llvm::StringRef output,
     llvm::errs() << message << "\n";
     return 1;
   }
+  // Passes that write files (q2-profile's report=) must not name -o: the
+  // module written after them would replace what they wrote.
+  q2::claimHostOutput(output, "-o");
   bool failed = false;
   llvm::Error e =
       q2::writeFileAtomically(output, [&](llvm::raw_ostream &os) {

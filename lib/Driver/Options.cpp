@@ -103,6 +103,12 @@ struct CLOptions {
       cl::desc("Write a Chrome trace (stages and passes as spans, RSS as a "
                "counter; opens in Perfetto); implies --profile-stages"),
       cl::value_desc("file.json"), cl::cat(category())};
+  cl::opt<std::string> html{
+      "html",
+      cl::desc("Write the profile as one self-contained HTML page (plotly.js "
+               "inline, opens offline: summary, memory timeline, stages, "
+               "passes; docs/reading-a-profile.md); implies --profile-stages"),
+      cl::value_desc("file.html"), cl::cat(category())};
   cl::opt<std::string> cacheDir{
       "cache-dir",
       cl::desc("Keep stage-6 objects here, keyed by the input, every "
@@ -181,6 +187,7 @@ std::vector<const cl::Option *> driverFlags() {
                                            &o.emit,
                                            &o.report,
                                            &o.trace,
+                                           &o.html,
                                            &o.timelineIntervalMs,
                                            &o.timelineBackend,
                                            &o.runs,
@@ -337,9 +344,10 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
   // --report and --trace ask for a profile: they turn profiling on.
   d.reportPath = o.report;
   d.tracePath = o.trace;
+  d.htmlPath = o.html;
   d.profilePasses = o.profilePasses;
   d.profile = o.profileStages || o.profilePasses || !d.reportPath.empty() ||
-              !d.tracePath.empty();
+              !d.tracePath.empty() || !d.htmlPath.empty();
   if (o.timelineIntervalMs < 1)
     return llvm::createStringError(
         "--timeline-interval must be >= 1 ms, got " +
@@ -347,7 +355,8 @@ q2::driver::optionsFromCommandLine(llvm::StringRef input,
   if (!d.profile && (given(o.timelineIntervalMs) || given(o.timelineBackend)))
     return needs(given(o.timelineIntervalMs) ? "--timeline-interval"
                                            : "--timeline-sampler",
-                 "needs profiling (--profile-stages, --report or --trace)");
+                 "needs profiling (--profile-stages, --report, --trace or "
+                 "--html)");
   d.timelineIntervalMs = o.timelineIntervalMs;
   d.timelineBackend = o.timelineBackend;
 
@@ -440,9 +449,9 @@ q2::driver::detail::checkObjectInputFlags(const DriverOptions &opts) {
         llvm::Twine(opts.compileFlag) +
         " acts on compilation; the input is an object file that is only "
         "run (--run N, --coeffs, --max-qubits, --runtime-lib, --threads, "
-        "--profile-stages, --report, --trace)");
+        "--profile-stages, --report, --trace, --html)");
   if (!opts.runGiven && !opts.profile && opts.reportPath.empty() &&
-      opts.tracePath.empty())
+      opts.tracePath.empty() && opts.htmlPath.empty())
     return llvm::createStringError(
         "the input is an object file: say what to do with it (--run N)");
   return llvm::Error::success();

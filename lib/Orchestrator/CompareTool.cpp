@@ -2,10 +2,11 @@
 //
 // The command line of `q2-profile compare A B`; the comparison is
 // compareProfiles() (Compare.h). --png hands the JSON result to
-// plot_compare.py (matplotlib), found in <bin>/../share/q2/.
+// plot_compare.py (matplotlib, PlotScript.h), in <bin>/../share/q2/.
 //
 //===----------------------------------------------------------------------===//
 #include "CompareTool.h"
+#include "PlotScript.h"
 #include "q2/Orchestrator/Compare.h"
 #include "q2/Orchestrator/ProfileTool.h"
 #include "q2/Support/FileIO.h"
@@ -14,7 +15,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -88,29 +88,8 @@ int fail(const llvm::Twine &msg) {
   return 2;
 }
 
-/// <bin>/../share/q2/plot_compare.py next to this q2-profile.
-std::string plotScript(const char *argv0) {
-  std::string self = llvm::sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&q2::orch::q2ProfileMain));
-  llvm::SmallString<256> p(llvm::sys::path::parent_path(self));
-  llvm::sys::path::append(p, "..", "share", "q2", "plot_compare.py");
-  return std::string(p);
-}
-
 int plot(const CompareResult &r, const char *argv0) {
   CompareCL &c = cmd();
-  std::string script = plotScript(argv0);
-  if (!llvm::sys::fs::exists(script))
-    return fail("--png: the plot script is not installed at '" + script + "'");
-  std::string py = c.Python;
-  if (py.empty()) {
-    if (llvm::sys::fs::can_execute("/usr/bin/python3"))
-      py = "/usr/bin/python3";
-    else if (auto p = llvm::sys::findProgramByName("python3"))
-      py = *p;
-    else
-      return fail("--png: no python3 found (give --python)");
-  }
   llvm::SmallString<128> tmp;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("q2-compare", "json", tmp))
@@ -118,15 +97,9 @@ int plot(const CompareResult &r, const char *argv0) {
   llvm::FileRemover remove(tmp);
   if (llvm::Error e = q2::writeFileAtomically(tmp, toJSONText(r, -1)))
     return fail(llvm::toString(std::move(e)));
-  std::string err;
-  StringRef args[] = {py, script, tmp, "-o", c.Png};
-  int rc = llvm::sys::ExecuteAndWait(py, args, std::nullopt, {}, 0, 0, &err);
-  if (rc == 3)
-    return fail("--png: matplotlib is not available to " + py +
-                " (install python3-matplotlib or give --python)");
-  if (rc != 0)
-    return fail("--png: " + py + " " + script + " failed" +
-                (err.empty() ? "" : ": " + err));
+  if (llvm::Error e = runPlotScript(argv0, "plot_compare.py",
+                                    {std::string(tmp), "-o", c.Png}, c.Python))
+    return fail(llvm::toString(std::move(e)));
   return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "q2/Orchestrator/ProfileTool.h"
 #include "CompareTool.h"
+#include "ShowTool.h"
 #include "ProfileToolOptions.h"
 #include "SweepInternal.h"
 #include "q2/Orchestrator/Measure.h"
@@ -238,14 +239,15 @@ const char *const Overview =
     "isolated, budgeted runs of the q2 tools and resumable profiling "
     "sweeps (docs/sweeps.md)\n";
 
-const char *const SubcommandNames[] = {"measure", "run",     "sweep",
-                                       "merge",   "compare", "status"};
+const char *const SubcommandNames[] = {"measure", "run",    "sweep", "merge",
+                                       "compare", "status", "show",  "html"};
 
 } // namespace
 
 int q2::orch::q2ProfileMain(int argc, char **argv) {
   if (argc < 2) {
-    errs() << "usage: q2-profile <measure|run|sweep|merge|compare|status> "
+    errs() << "usage: q2-profile "
+              "<measure|run|sweep|merge|compare|status|show|html> "
               "[options]; "
               "q2-profile --help lists the subcommands\n";
     return 2;
@@ -254,8 +256,8 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   bool isSubcommand = llvm::is_contained(SubcommandNames, first);
   if (!isSubcommand && first != "help" && !first.starts_with("-"))
     return fail("unknown command '" + first +
-                "' (commands: measure, run, sweep, merge, compare, status; "
-                "see q2-profile --help)");
+                "' (commands: measure, run, sweep, merge, compare, status, "
+                "show, html; see q2-profile --help)");
 
   // measure: everything after the first `--` is the command, never seen by
   // the option parser (no response files, no options taken from it).
@@ -279,13 +281,15 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
   // The commands' options first, --help/--version last; LLVM's own options
   // only in --help-hidden (q2/Support/CommandLine.h). Category names sort
   // before "Other options".
+  std::vector<const cl::OptionCategory *> cats = {
+      &o.MeasureCat, &o.PointCat, &o.RunCat,          &o.SweepCat,
+      &o.SlurmCat,   &o.MergeCat, &compareCategory(), &o.StatusCat};
+  for (cl::OptionCategory *c : showCategories())
+    cats.push_back(c);
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &o.Measure, &o.Run, &o.Sweep, &o.Merge,
-        &compareSubCommand(), &o.Status})
-    q2::organizeHelp({&o.MeasureCat, &o.PointCat, &o.RunCat, &o.SweepCat,
-                      &o.SlurmCat, &o.MergeCat, &compareCategory(),
-                      &o.StatusCat},
-                     *sub);
+        &compareSubCommand(), &o.Status, &showSubCommand(), &htmlSubCommand()})
+    q2::organizeHelp(cats, *sub);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "q2-profile (q2 build id " << q2::buildID() << ")\n";
   });
@@ -305,6 +309,10 @@ int q2::orch::q2ProfileMain(int argc, char **argv) {
     return cmdStatus(o);
   if (compareSubCommand())
     return runCompareCommand(argv[0]);
+  if (showSubCommand())
+    return runShowCommand(argv[0]);
+  if (htmlSubCommand())
+    return runHtmlCommand(argv[0]);
   return fail("no command given (commands: measure, run, sweep, merge, "
-              "compare, status; see q2-profile --help)");
+              "compare, status, show, html; see q2-profile --help)");
 }

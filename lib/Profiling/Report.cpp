@@ -5,10 +5,12 @@
 #include "q2/Support/FileIO.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace q2::profiling;
 namespace json = q2::json;
@@ -94,6 +96,75 @@ q2::profiling::upgradeParametersV2(const json::RawObject &v2) {
     return v2;
   }
   return {std::move(*text)};
+}
+
+//===----------------------------------------------------------------------===//
+// What a readable report must hold (ReportChecks.h)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A time in seconds: finite (a NaN was written as null) and not negative.
+/// Keys absent from the file (optional ones) are not checked.
+struct Times {
+  const json::Cursor &c;
+  llvm::Error err = llvm::Error::success();
+  Times &operator()(const char *key, double v) {
+    if (err || (std::isfinite(v) && v >= 0))
+      return *this;
+    auto m = c.at(key);
+    if (!m) {
+      llvm::consumeError(m.takeError());
+      return *this;
+    }
+    if (!std::isfinite(v))
+      err = m->error("null where a time in seconds belongs (a broken "
+                     "report: refusing it)");
+    else
+      err = m->error(llvm::formatv("{0} is negative (a time in seconds "
+                                   "cannot be: refusing the report)",
+                                   llvm::format("%g", v)));
+    return *this;
+  }
+};
+} // namespace
+
+llvm::Error q2::profiling::checkRecord(const json::Cursor &c, const RUsage &r) {
+  return std::move(Times{c}("user_s", r.userS)("system_s", r.systemS).err);
+}
+llvm::Error q2::profiling::checkRecord(const json::Cursor &c,
+                                       const MemorySnapshot &r) {
+  return std::move(Times{c}("elapsed_s", r.elapsedS)("unix_time_s",
+                                                     r.unixTimeS)("cpu_s",
+                                                                  r.cpuS)
+                       .err);
+}
+llvm::Error q2::profiling::checkRecord(const json::Cursor &c,
+                                       const TimelineSample &r) {
+  return std::move(Times{c}("t_s", r.t).err);
+}
+llvm::Error q2::profiling::checkRecord(const json::Cursor &c,
+                                       const PassRecord &r) {
+  return std::move(Times{c}("start_s", r.startS)("end_s", r.endS)(
+                       "wall_s", r.wallS)("self_wall_s", r.selfWallS)(
+                       "cpu_s", r.cpuS)("profiler_s", r.profilerS)
+                       .err);
+}
+llvm::Error q2::profiling::checkRecord(const json::Cursor &c,
+                                       const StageRecord &r) {
+  return std::move(
+      Times{c}("wall_s", r.wallS)("cpu_s", r.cpuS)("profiler_s", r.profilerS)
+          .err);
+}
+llvm::Error q2::profiling::checkRecord(const json::Cursor &c,
+                                       const SessionRecord &r) {
+  return std::move(Times{c}("profiler_overhead_s", r.profilerOverheadS).err);
+}
+llvm::Error q2::profiling::checkRecord(const json::Cursor &c,
+                                       const PhaseARecord &r) {
+  return std::move(Times{c}("hamiltonian_s", r.hamiltonianS)(
+                       "program_s", r.programS)("wall_s", r.wallS)("cpu_s",
+                                                                   r.cpuS)
+                       .err);
 }
 
 llvm::Error q2::profiling::writeReport(llvm::StringRef path,

@@ -513,6 +513,25 @@ void ProfilingSession::exportTrace(ChromeTrace &trace) const {
     trace.addInstant(s.label, s.elapsedS,
                      {{"rss_mb", double(s.status.vmRSS) / 1e6},
                       {"heap_mb", double(s.heap.inUse) / 1e6}});
+  // Counter tracks next to the RSS one: the heap at stage boundaries and the
+  // module's IR size after each stage and each module pass (a function
+  // pass's IR is its function's, not a point of the module's curve).
+  for (const StageRecord &s : stages()) {
+    for (const MemorySnapshot *m : {&s.begin, &s.end})
+      if (m->self)
+        trace.addCounter("heap", m->elapsedS,
+                         {{"in_use_mb", double(m->heap.inUse) / 1e6}});
+    if (s.ir && s.ir->kind == "mlir")
+      trace.addCounter("IR size", s.begin.elapsedS + s.wallS,
+                       {{"kB", double(s.ir->bytes) / 1e3},
+                        {"klines", double(s.ir->lines) / 1e3}});
+  }
+  for (const PassRecord &p : passes())
+    if (p.finished && p.irAfter && p.irAfter->kind == "mlir" &&
+        p.opName == "builtin.module" && p.opSymbol.empty())
+      trace.addCounter("IR size", p.endS,
+                       {{"kB", double(p.irAfter->bytes) / 1e3},
+                        {"klines", double(p.irAfter->lines) / 1e3}});
   if (impl->sampler)
     impl->sampler->exportTrace(trace);
 }

@@ -4,6 +4,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 
@@ -12,6 +13,8 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
+#include <vector>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -295,8 +298,50 @@ Error q2::checkOutputPath(StringRef path, StringRef flag) {
 }
 
 namespace {
+/// The canonical absolute form of a path that may not exist yet, as the
+/// kernel would resolve it when the file is created: component by
+/// component, following symlinks (a dangling one to where its target would
+/// be) and applying ".." to what the path resolved to so far.
+std::string canonicalPath(StringRef path, unsigned linksLeft = 32) {
+  SmallString<256> p(path);
+  sys::fs::make_absolute(p);
+  SmallString<256> cur("/");
+  for (auto it = sys::path::begin(p), end = sys::path::end(p); it != end;
+       ++it) {
+    StringRef c = *it;
+    if (c == "/" || c == ".")
+      continue;
+    if (c == "..") {
+      StringRef parent = sys::path::parent_path(cur);
+      cur = parent.empty() ? StringRef("/") : parent;
+      continue;
+    }
+    SmallString<256> next(cur);
+    sys::path::append(next, c);
+    struct stat st;
+    if (linksLeft && ::lstat(next.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      char target[4096];
+      ssize_t n = ::readlink(next.c_str(), target, sizeof target - 1);
+      if (n > 0) {
+        SmallString<256> t(StringRef(target, size_t(n)));
+        if (sys::path::is_relative(t)) {
+          SmallString<256> base(cur);
+          sys::path::append(base, t);
+          t = base;
+        }
+        cur = canonicalPath(t, --linksLeft);
+        continue;
+      }
+    }
+    cur = next;
+  }
+  return std::string(cur);
+}
+
 /// Identity of a path for clash checks: device/inode when it exists, else
-/// the absolute path without dots. Character devices have none (empty).
+/// its canonical path (so `r.json`, `./r.json`, `d/../r.json` and a path
+/// through a symlinked directory are one file). Character devices have none
+/// (empty).
 std::string fileIdentity(StringRef path) {
   SmallString<256> p(path);
   struct stat st;
@@ -305,11 +350,74 @@ std::string fileIdentity(StringRef path) {
       return "";
     return formatv("inode:{0}:{1}", uint64_t(st.st_dev), uint64_t(st.st_ino));
   }
-  sys::fs::make_absolute(p);
-  sys::path::remove_dots(p, /*remove_dot_dot=*/true);
-  return ("path:" + p).str();
+  return "path:" + canonicalPath(path);
+}
+
+/// Outputs the host process will write after its passes ran.
+struct HostOutputs {
+  std::mutex lock;
+  std::vector<q2::NamedPath> paths;
+};
+HostOutputs &hostOutputs() {
+  static HostOutputs h;
+  return h;
 }
 } // namespace
+
+void q2::claimHostOutput(StringRef path, StringRef flag) {
+  if (path.empty() || path == "-")
+    return;
+  HostOutputs &h = hostOutputs();
+  std::lock_guard<std::mutex> g(h.lock);
+  h.paths.push_back({path.str(), flag.str()});
+}
+
+Error q2::checkNotHostOutput(StringRef path, StringRef flag) {
+  if (path.empty() || path == "-")
+    return Error::success();
+  std::string id = fileIdentity(path);
+  if (id.empty())
+    return Error::success();
+  {
+    HostOutputs &h = hostOutputs();
+    std::lock_guard<std::mutex> g(h.lock);
+    for (const NamedPath &out : h.paths)
+      if (fileIdentity(out.path) == id)
+        return createStringError(flag + " '" + path +
+                                 "' is the output file of the host (" +
+                                 out.flag + " '" + out.path +
+                                 "'); writing both would lose one");
+  }
+  // A host that opened its output before running passes (mlir-opt's -o is
+  // an llvm::ToolOutputFile, open while the passes run): any descriptor of
+  // this process open for writing on the same file.
+  std::error_code ec;
+  for (sys::fs::directory_iterator it("/proc/self/fd", ec), end;
+       it != end && !ec; it.increment(ec)) {
+    StringRef fd = sys::path::filename(it->path());
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        formatv("inode:{0}:{1}", uint64_t(st.st_dev), uint64_t(st.st_ino))
+                .str() != id)
+      continue;
+    // (/proc files report size 0: read them as streams.)
+    auto info = MemoryBuffer::getFileAsStream(("/proc/self/fdinfo/" + fd).str());
+    if (!info)
+      continue;
+    StringRef text = (*info)->getBuffer();
+    size_t at = text.find("flags:");
+    unsigned flags = 0;
+    if (at == StringRef::npos ||
+        text.drop_front(at + 6).trim().split('\n').first.getAsInteger(8, flags))
+      continue;
+    if ((flags & O_ACCMODE) != O_RDONLY)
+      return createStringError(
+          flag + " '" + path +
+          "' is open for writing in this process (the host's output file, "
+          "e.g. mlir-opt's -o); writing both would lose one");
+  }
+  return Error::success();
+}
 
 Error q2::checkDistinctPaths(ArrayRef<NamedPath> inputs,
                              ArrayRef<NamedPath> outputs) {

@@ -12,6 +12,7 @@ one module per concern:
     _compile    compile, build_program, Energy, the ir_output_dir variable
     _sweeps     run_single_profile, run_both_modes, run_sweep, plot_sweep
     compare     compare, CompareResult
+    view        show, view, ReportView (q2-profile show / html)
     molecule    MoleculeConfig (q2m3's q2m3.molecule)
     profiling   q2m3's profiling API, signature for signature
 
@@ -32,6 +33,7 @@ from ._sweeps import (_vars, plot_sweep, run_both_modes, run_single_profile,
 from ._timing import default_stats as _default_stats
 from ._timing import profile_function, profile_section
 from .compare import CompareResult, compare
+from .view import ReportView, show, view
 
 _q2 = LazyExtension()   # the module itself once loaded (q2._native.native)
 
@@ -39,7 +41,7 @@ __all__ = sorted(_NATIVE) + [
     "Record", "profile_section", "profile_function", "default_stats",
     "compile", "Energy", "build_program",
     "run_single_profile", "run_both_modes", "run_sweep", "plot_sweep",
-    "compare", "CompareResult",
+    "compare", "CompareResult", "show", "view", "ReportView",
 ]
 
 

@@ -263,6 +263,10 @@ struct PyCompileResult {
 
 } // namespace
 
+namespace q2py {
+void bindView(py::module_ &m); // View.cpp
+} // namespace q2py
+
 PYBIND11_MODULE(_q2, m) {
   m.doc() = "q2-opt's C++ libraries (use the q2 package, docs/python.md)";
 
@@ -270,6 +274,7 @@ PYBIND11_MODULE(_q2, m) {
   // (Orchestrator.cpp).
   q2py::bindRecords(m);
   q2py::bindOrchestrator(m);
+  q2py::bindView(m); // q2.show / q2.view (View.cpp)
 
   //--- compare (q2-profile compare) ------------------------------------------
   m.def(

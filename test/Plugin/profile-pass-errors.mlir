@@ -12,8 +12,8 @@
 // RUN:   --pass-pipeline='builtin.module(q2-profile{report=%t/r.json})' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOPIPE
 // RUN: not mlir-opt-22 --load-pass-plugin=%q2_plugin %s -o /dev/null \
-// RUN:   --pass-pipeline='builtin.module(q2-profile{pipeline="cse"})' 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=NOOUT
+// RUN:   --pass-pipeline='builtin.module(q2-profile{pipeline="cse" table=%t/no-such-dir/t.txt})' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOTABLE
 // RUN: not mlir-opt-22 --load-pass-plugin=%q2_plugin %s -o /dev/null \
 // RUN:   --pass-pipeline='builtin.module(q2-profile{pipeline="cse" report=%t/no-such-dir/r.json})' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NODIR
@@ -33,7 +33,7 @@
 // UNKNOWN-NOT: Stack dump
 // PAREN: error: q2-profile: invalid pipeline "func.func(cse" at column 11: encountered unbalanced parentheses
 // NOPIPE: error: q2-profile: the 'pipeline' option is required
-// NOOUT: error: q2-profile: nothing to write: give report=<file.json> and/or trace=<file.json>
+// NOTABLE: error: q2-profile: table '{{.*}}no-such-dir/t.txt' cannot be written
 // NODIR: error: q2-profile: report '{{.*}}no-such-dir/r.json' cannot be written
 // SAME: error: q2-profile: report and trace name the same file
 

@@ -51,6 +51,8 @@ struct DriverOptions : session::SessionOptions, execution::ExecuteOptions {
   bool lastGiven = false; ///< --stop-after-stage was given
   Emit emit = Emit::Default;
   std::string reportPath, tracePath;
+  /// --html: the self-contained HTML report (q2/Profiling/ReportHTML.h).
+  std::string htmlPath;
   std::string cacheDir;
   /// The first Phase A flag given (--n-est, ...), refused for inputs that
   /// are not a Hamiltonian.

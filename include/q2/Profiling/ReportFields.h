@@ -11,6 +11,7 @@
 
 #include "q2/Support/JSON.h"
 #include "q2/Profiling/Report.h"
+#include "q2/Profiling/ReportChecks.h"
 
 namespace q2::profiling {
 

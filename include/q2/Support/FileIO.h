@@ -63,10 +63,20 @@ struct NamedPath {
 
 /// Refuses a run whose outputs clobber one of its inputs or each other: two
 /// paths are the same when they name the same existing file (device and
-/// inode) or the same absolute path. "-" and empty paths are ignored, and so
+/// inode) or, for files not created yet, the same canonical path (symlinks
+/// and ".." resolved). "-" and empty paths are ignored, and so
 /// are character devices (writing /dev/null twice is fine).
 llvm::Error checkDistinctPaths(llvm::ArrayRef<NamedPath> inputs,
                                llvm::ArrayRef<NamedPath> outputs);
+
+/// Claims, for the rest of the process, an output the host will write after
+/// the passes ran (q2-opt's -o in mlir-opt mode): passes that write files of
+/// their own (q2-profile's report=) refuse it through checkNotHostOutput.
+void claimHostOutput(llvm::StringRef path, llvm::StringRef flag);
+/// Refuses `path` (naming `flag`) when it is the same file as a claimed host
+/// output, or a file this process holds open for writing (stock mlir-opt
+/// opens its -o before the passes run).
+llvm::Error checkNotHostOutput(llvm::StringRef path, llvm::StringRef flag);
 
 /// Removes temporaries "<name>.q2tmp-<pid>-*" of `target` whose owner process
 /// no longer exists. Returns how many were removed. writeFileAtomically does

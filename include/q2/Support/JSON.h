@@ -36,6 +36,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -114,6 +115,15 @@ template <class T> struct IsVector<std::vector<T>> : std::true_type {};
 template <class T> struct IsVariant : std::false_type {};
 template <class... Ts>
 struct IsVariant<std::variant<Ts...>> : std::true_type {};
+/// A record type may declare `llvm::Error checkRecord(const Cursor &, const
+/// T &)` next to its field list (found by ADL): fromValue calls it after the
+/// fields are read, so every reader of the type refuses the same values
+/// (e.g. a null or negative time), naming the file and key.
+template <class T, class = void> struct HasCheck : std::false_type {};
+template <class T>
+struct HasCheck<T, std::void_t<decltype(checkRecord(
+                       std::declval<const Cursor &>(), std::declval<const T &>()))>>
+    : std::true_type {};
 template <class T> struct IsStringMap : std::false_type {};
 template <class T>
 struct IsStringMap<std::map<std::string, T>> : std::true_type {};
@@ -345,7 +355,10 @@ template <class T> llvm::Error fromValue(const Cursor &c, T &x) {
       return c.error("expected an object");
     detail::Reader r(c);
     fields(r, x);
-    return std::move(r.err);
+    if (r.err)
+      return std::move(r.err);
+    if constexpr (detail::HasCheck<T>::value)
+      return checkRecord(c, std::as_const(x));
   }
   return llvm::Error::success();
 }

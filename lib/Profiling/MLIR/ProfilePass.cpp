@@ -1,12 +1,12 @@
 //===- ProfilePass.cpp - q2-profile: profile any pass pipeline ------------===//
 //
-// The wrapped pipeline runs in pass managers of its own, one per top-level
-// element, each with the profiling instrumentation attached. (A dynamic
-// pipeline, Pass::runPipeline, would run under the host's instrumentor,
-// which a pass cannot extend, and which is null when the host has no
-// instrumentation; a pass manager of our own is how the instrumentation gets
-// to see every pass, nested ones included.) One pass manager per element
-// makes each element a stage: a VmHWM reset before it gives its kernel peak.
+// The wrapped pipeline runs in a pass manager of its own with the profiling
+// instrumentation attached. (A dynamic pipeline, Pass::runPipeline, would
+// run under the host's instrumentor, which a pass cannot extend, and which
+// is null when the host has no instrumentation; a pass manager of our own is
+// how the instrumentation gets to see every pass, nested ones included.)
+// Each top-level element is a stage (StageBoundaries): a VmHWM reset before
+// it gives its kernel peak.
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Profiling/MLIR/ProfilePass.h"
@@ -14,6 +14,7 @@
 #include "q2/Profiling/MLIR/IRMetrics.h"
 #include "q2/Profiling/MLIR/Instrumentation.h"
 #include "q2/Profiling/Report.h"
+#include "q2/Profiling/ReportView.h"
 #include "q2/Profiling/Session.h"
 #include "q2/Support/FileIO.h"
 
@@ -24,6 +25,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -34,21 +36,31 @@ namespace {
 
 constexpr llvm::StringLiteral kModule = "builtin.module";
 
-/// Parses `text` into a pass manager on builtin.module.
-FailureOr<OpPassManager> parseOnModule(llvm::StringRef text,
-                                       std::string &error) {
+/// Parses `text`, what runs inside the module ("canonicalize,func.func(cse)"),
+/// into a pass manager on builtin.module. With `unwrap`, a text that is one
+/// `builtin.module(...)` element names the module itself, as in
+/// --pass-pipeline: that one wrapper (and only it) is dropped. Without, every
+/// element is nested as written (the re-parse of one element of a pipeline,
+/// where `builtin.module(...)` runs on nested modules).
+FailureOr<OpPassManager> parseOnModule(llvm::StringRef text, std::string &error,
+                                       bool unwrap) {
   text = text.trim();
   llvm::raw_string_ostream es(error);
-  if (text.starts_with(kModule.str() + "(")) {
-    auto pm = parsePassPipeline(text, es);
-    if (failed(pm))
-      return failure();
-    return std::move(*pm);
-  }
   OpPassManager pm(kModule);
   if (failed(parsePassPipeline(text, pm, es)))
     return failure();
-  return pm;
+  if (!unwrap || pm.size() != 1)
+    return pm;
+  std::string only;
+  llvm::raw_string_ostream os(only);
+  pm.begin()->printAsTextualPipeline(os);
+  os.flush();
+  if (!llvm::StringRef(only).starts_with(kModule.str() + "("))
+    return pm;
+  auto anchored = parsePassPipeline(text, es);
+  if (failed(anchored))
+    return failure();
+  return std::move(*anchored);
 }
 
 /// "canonicalize{max-iterations=3},func.func(cse)" -> without the {...}.
@@ -66,6 +78,18 @@ std::string withoutOptions(llvm::StringRef text) {
   return out;
 }
 
+/// A top-level element's stage name: the pass argument, or the nested
+/// pipeline's text without options ("func.func(cse,canonicalize)").
+std::string elementName(Pass &pass) {
+  if (!pass.getArgument().empty())
+    return pass.getArgument().str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pass.printAsTextualPipeline(os);
+  os.flush();
+  return withoutOptions(text);
+}
+
 /// The file the module came from, when its location says.
 std::string inputOf(ModuleOp module) {
   Location loc = module.getLoc();
@@ -73,6 +97,62 @@ std::string inputOf(ModuleOp module) {
     return fl.getFilename().str();
   return "";
 }
+
+/// Makes each top-level pass of the pipeline a stage of the session, with
+/// the module's IR after it: a pass on the module, or the adaptor of a
+/// nested pipeline. (MLIR merges adjacent adaptors on one op when the pass
+/// manager runs, func.func(a),func.func(b) into func.func(a,b), as the plain
+/// pipeline does: the stages are what runs.)
+class StageBoundaries : public PassInstrumentation {
+public:
+  StageBoundaries(ProfilingSession &session, ModuleOp module,
+                  IRMetricsCache &cache, bool irMetrics)
+      : session(session), root(module.getOperation()), cache(cache),
+        irMetrics(irMetrics) {}
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (open || op != root)
+      return; // a pass inside the element (nested, or a dynamic pipeline)
+    open = pass;
+    session.beginStage(elementName(*pass));
+  }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (pass == open)
+      close(/*succeeded=*/true);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    if (pass == open) {
+      failed = elementName(*pass);
+      close(/*succeeded=*/false);
+    }
+  }
+  /// The element that failed.
+  const std::string &failedName() const { return failed; }
+
+private:
+  void close(bool succeeded) {
+    // (MLIR's adaptor class is internal: recognized by name, as in
+    // Instrumentation.cpp.) After a module pass the instrumentation has
+    // just measured the module: no second fingerprint walk.
+    bool modulePass = !open->getName().contains("OpToOpPassAdaptor");
+    open = nullptr;
+    StageRecord *rec = session.endStage();
+    if (!rec || !irMetrics || !succeeded)
+      return;
+    ModuleOp module = cast<ModuleOp>(root);
+    std::optional<IRMetrics> last;
+    if (modulePass)
+      last = cache.lastOf(module);
+    rec->ir = last ? std::move(*last) : cache.measure(module);
+  }
+
+  ProfilingSession &session;
+  Operation *root;
+  IRMetricsCache &cache;
+  bool irMetrics;
+  Pass *open = nullptr;
+  std::string failed;
+};
 
 struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ProfilePass)
@@ -83,13 +163,14 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
   llvm::StringRef getArgument() const override { return "q2-profile"; }
   llvm::StringRef getDescription() const override {
     return "Run a pass pipeline on the module and profile every pass (time, "
-           "memory, IR size); writes a q2.profile/3 report and a trace";
+           "memory, heap, IR size); prints a pass tree, writes a q2.profile/3 "
+           "report and a Perfetto trace";
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
     // Loaded before any pass runs (loading while passes run is not allowed).
     std::string error;
-    auto pm = parseOnModule(pipeline, error);
+    auto pm = parseOnModule(pipeline, error, /*unwrap=*/true);
     if (succeeded(pm))
       pm->getDependentDialects(registry);
   }
@@ -102,22 +183,40 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       return fail("the 'pipeline' option is required, e.g. "
                   "q2-profile{pipeline=\"canonicalize,func.func(cse)\" "
                   "report=r.json}");
-    if (report.empty() && trace.empty())
-      return fail("nothing to write: give report=<file.json> and/or "
-                  "trace=<file.json>");
     if (auto parts = splitPipeline(pipeline); !parts)
       return parts.takeError();
     else if (parts->empty())
       return fail("pipeline \"" + pipeline + "\" has no passes");
+    std::vector<q2::NamedPath> outs = outputs();
+    for (const q2::NamedPath &out : outs) {
+      if (llvm::Error e = q2::checkOutputPath(out.path, out.flag))
+        return fail(llvm::toString(std::move(e)));
+      if (llvm::Error e = q2::checkNotHostOutput(out.path, out.flag))
+        return fail(llvm::toString(std::move(e)));
+    }
+    // Files, not spellings: "r.json" and "./r.json" are one.
+    if (llvm::Error e = q2::checkDistinctPaths({}, outs))
+      return fail(llvm::toString(std::move(e)));
+    return llvm::Error::success();
+  }
+
+  /// The files this pass writes, with the option naming each.
+  std::vector<q2::NamedPath> outputs() const {
+    std::vector<q2::NamedPath> out;
     for (auto [path, flag] : {std::pair<const std::string &, const char *>{
                                   report, "report"},
-                              {trace, "trace"}})
-      if (!path.empty())
-        if (llvm::Error e = q2::checkOutputPath(path, flag))
-          return fail(llvm::toString(std::move(e)));
-    if (!report.empty() && report == trace)
-      return fail("report and trace name the same file '" + report + "'");
-    return llvm::Error::success();
+                              {trace, "trace"},
+                              {table, "table"}})
+      if (!path.empty() && path != "-")
+        out.push_back({path, flag});
+    return out;
+  }
+
+  /// Where the table goes: `table`, or stderr when nothing else is written.
+  std::string tablePath() const {
+    if (!table.empty())
+      return table;
+    return report.empty() && trace.empty() ? "-" : "";
   }
 
   void runOnOperation() override {
@@ -126,6 +225,16 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
     auto elements = splitPipeline(pipeline);
     if (!elements)
       return fail(elements.takeError());
+    // The module's file is known only now; no pass has run yet.
+    if (llvm::Error e = q2::checkDistinctPaths(
+            {{inputOf(module), "input"}}, outputs()))
+      return fail(std::move(e));
+
+    std::string parseError;
+    auto parsed = parseOnModule(pipeline, parseError, /*unwrap=*/true);
+    if (failed(parsed)) // checked when the options were: an internal error
+      return failAtModule("q2-profile: ",
+                          "cannot parse the pipeline again: " + parseError);
 
     // Per-pass memory is only attributable with one thread (as q2-opt's
     // profiling); the host's setting is restored afterwards.
@@ -133,35 +242,16 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
     if (threaded)
       ctx->disableMultithreading();
 
-    // Pass managers are built before the first stage: building one
-    // (parsing its options, creating the passes) is not part of any pass,
-    // and with nothing run between two stages the end snapshot of one is
-    // the begin snapshot of the next (chainStageSnapshots).
+    // The pipeline runs as parsed, in one pass manager: a copy of a pass
+    // manager clones its passes with all their state, while printing an
+    // element and parsing it again loses what a pipeline builder gave its
+    // passes through their constructors (sparsifier{...}'s options). Built
+    // before the first stage: building it is not part of any pass, and
+    // with nothing run between two stages the end snapshot of one is the
+    // begin snapshot of the next (chainStageSnapshots).
+    PassManager pm(ctx, kModule);
+    static_cast<OpPassManager &>(pm) = *parsed;
     std::string error;
-    struct Element {
-      std::unique_ptr<PassManager> pm;
-      /// One pass on the module (not a func.func(...) adaptor): the
-      /// instrumentation measured the module right after it.
-      bool modulePass = false;
-    };
-    std::vector<Element> pms;
-    for (const PipelineElement &el : *elements) {
-      std::string parseError;
-      auto parsed = parseOnModule(el.text, parseError);
-      if (failed(parsed)) { // it parsed as a whole: an internal error
-        error = "cannot re-parse '" + el.text + "': " + parseError;
-        break;
-      }
-      Element e;
-      e.pm = std::make_unique<PassManager>(ctx, kModule);
-      static_cast<OpPassManager &>(*e.pm) = *parsed;
-      auto passes = e.pm->getPasses();
-      // (MLIR's adaptor class is internal: recognized by name, as in
-      // Instrumentation.cpp.)
-      e.modulePass = std::distance(passes.begin(), passes.end()) == 1 &&
-                     !passes.begin()->getName().contains("OpToOpPassAdaptor");
-      pms.push_back(std::move(e));
-    }
 
     ProfilingOptions po;
     po.warnOnStderr = false; // warnings go to the report
@@ -180,32 +270,21 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       if (StageRecord *rec = input.finish(); rec && irMetrics)
         rec->ir = cache->measure(module);
     }
-    for (size_t i = 0; i < pms.size() && error.empty(); ++i) {
-      const PipelineElement &el = (*elements)[i];
-      PassManager &pm = *pms[i].pm;
-      InstrumentationOptions ins;
-      ins.irMetricsPerPass = irMetrics;
-      // A pass on a function measures that function; on the module, the
-      // module (whole-module prints per function would be quadratic).
-      ins.irMetricsOfPassOpOnly = true;
-      ins.cache = cache;
-      attachProfiling(pm, session, ins);
-      ScopedStage stage(session, el.name);
-      LogicalResult result = pm.run(module);
-      if (StageRecord *rec = stage.finish(); rec && irMetrics)
-        if (succeeded(result)) {
-          // After a single module pass the module was just measured: no
-          // second fingerprint walk.
-          std::optional<IRMetrics> last;
-          if (pms[i].modulePass)
-            last = cache->lastOf(module);
-          rec->ir = last ? std::move(*last) : cache->measure(module);
-        }
-      if (failed(result)) {
-        error = "q2-profile: '" + el.name + "' failed";
-        break;
-      }
-    }
+    // Each top-level element a stage; added first, so that its stage is
+    // open around the profiler's record of the element's pass.
+    auto boundaries =
+        std::make_unique<StageBoundaries>(session, module, *cache, irMetrics);
+    StageBoundaries &stages = *boundaries;
+    pm.addInstrumentation(std::move(boundaries));
+    InstrumentationOptions ins;
+    ins.irMetricsPerPass = irMetrics;
+    // A pass on a function measures that function; on the module, the
+    // module (whole-module prints per function would be quadratic).
+    ins.irMetricsOfPassOpOnly = true;
+    ins.cache = cache;
+    attachProfiling(pm, session, ins);
+    if (failed(pm.run(module)))
+      error = "q2-profile: '" + stages.failedName() + "' failed";
     if (threaded)
       ctx->enableMultithreading();
 
@@ -229,6 +308,17 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       if (llvm::Error e = t.write(trace))
         return fail(std::move(e));
     }
+    if (std::string path = tablePath(); !path.empty()) {
+      view::TextOptions to;
+      std::string text = view::formatPassTreeTable(
+          view::buildView(view::documentOf(report), report.input), to);
+      if (path == "-") {
+        llvm::errs() << text;
+        llvm::errs().flush();
+      } else if (llvm::Error e = q2::writeFileAtomically(path, text)) {
+        return fail(std::move(e));
+      }
+    }
     if (!error.empty()) {
       // The failing pass has reported why; this says where.
       failAtModule("", error);
@@ -250,6 +340,12 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
   Option<std::string> trace{
       *this, "trace",
       llvm::cl::desc("Chrome trace to write (open in ui.perfetto.dev)")};
+  Option<std::string> table{
+      *this, "table",
+      llvm::cl::desc("Print the pass tree (wall, CPU, RSS, heap, IR after "
+                     "each pass, nested as MLIR nests them) to a file, or "
+                     "'-' for stderr; the default when neither report nor "
+                     "trace is given")};
   Option<bool> irMetrics{
       *this, "ir-metrics",
       llvm::cl::desc("Measure IR bytes/lines/ops of the module before the "
@@ -264,7 +360,7 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
 llvm::Expected<std::vector<PipelineElement>>
 q2::profiling::splitPipeline(llvm::StringRef pipeline) {
   std::string error;
-  auto pm = parseOnModule(pipeline, error);
+  auto pm = parseOnModule(pipeline, error, /*unwrap=*/true);
   if (failed(pm)) {
     // One line: "<parser>:1:14: error: msg" (then the text and a caret).
     llvm::StringRef first = llvm::StringRef(error).trim().split('\n').first;
@@ -288,8 +384,7 @@ q2::profiling::splitPipeline(llvm::StringRef pipeline) {
     llvm::raw_string_ostream os(el.text);
     pass.printAsTextualPipeline(os);
     os.flush();
-    el.name = pass.getArgument().empty() ? withoutOptions(el.text)
-                                         : pass.getArgument().str();
+    el.name = elementName(pass);
     out.push_back(std::move(el));
   }
   return out;
@@ -301,6 +396,7 @@ q2::profiling::createProfilePass(ProfilePassOptions options) {
   pass->pipeline = std::move(options.pipeline);
   pass->report = std::move(options.report);
   pass->trace = std::move(options.trace);
+  pass->table = std::move(options.table);
   pass->irMetrics = options.irMetrics;
   return pass;
 }

@@ -1,6 +1,7 @@
 //===- ReportTest.cpp - Atomic JSON files and appended records ------------===//
 
 #include "q2/Profiling/Report.h"
+#include "q2/Profiling/ReportFields.h"
 #include "q2/Profiling/MLIR/SnapshotPass.h"
 #include "q2/Profiling/Session.h"
 #include "q2/QPE/QPEMetadata.h"
@@ -338,6 +339,59 @@ TEST(ProfReport, ReaderNamesFileAndKey) {
   write(bad);
   msg = errorText(readReport(f).takeError());
   EXPECT_NE(msg.find("phase_c: missing \"runtime\""), std::string::npos) << msg;
+}
+
+std::string writeDoc(TempDir &dir, const q2::json::Value &doc) {
+  std::string f = dir.file("r.json");
+  EXPECT_FALSE(bool(q2::json::writeFile(f, doc)));
+  return f;
+}
+
+// Issue 40: a null or negative time is refused by the reader itself, so
+// every consumer (compare, show, html, merge, Python) refuses it alike.
+TEST(ProfReport, NullAndNegativeTimesAreRefusedNamingFileAndKey) {
+  TempDir dir;
+  q2::json::Value doc = q2::json::toValue(sampleReport());
+  doc["phase_b"]["stages"][1]["wall_s"] = nullptr;
+  std::string f = writeDoc(dir, doc);
+  std::string msg = errorText(readReport(f).takeError());
+  EXPECT_NE(msg.find(f + ": phase_b.stages[1].wall_s: null where a time in "
+                         "seconds belongs"),
+            std::string::npos)
+      << msg;
+  // The same through the JSON text reader Python's from_json uses.
+  auto text = q2::json::dump(doc, -1);
+  ASSERT_TRUE(bool(text));
+  msg = errorText(fromJSONText<ProfileReport>(*text, "x.json").takeError());
+  EXPECT_NE(msg.find("x.json: phase_b.stages[1].wall_s: null"),
+            std::string::npos)
+      << msg;
+
+  doc = q2::json::toValue(sampleReport());
+  doc["phase_b"]["passes"][0]["cpu_s"] = -5;
+  f = writeDoc(dir, doc);
+  msg = errorText(readReport(f).takeError());
+  EXPECT_NE(msg.find("phase_b.passes[0].cpu_s: -5 is negative"),
+            std::string::npos)
+      << msg;
+  doc = q2::json::toValue(sampleReport());
+  doc["phase_b"]["profiler_overhead_s"] = -0.1;
+  f = writeDoc(dir, doc);
+  msg = errorText(readReport(f).takeError());
+  EXPECT_NE(msg.find("phase_b.profiler_overhead_s: -0.1 is negative"),
+            std::string::npos)
+      << msg;
+  doc = q2::json::toValue(sampleReport());
+  doc["phase_b"]["stages"][2]["ir"]["bytes"] = -3000;
+  f = writeDoc(dir, doc);
+  msg = errorText(readReport(f).takeError());
+  EXPECT_NE(msg.find("phase_b.stages[2].ir.bytes: expected a non-negative "
+                     "integer"),
+            std::string::npos)
+      << msg;
+  // A good report reads.
+  f = writeDoc(dir, q2::json::toValue(sampleReport()));
+  EXPECT_TRUE(bool(readReport(f)));
 }
 
 TEST(ProfReport, StageTableComputesAmplification) {

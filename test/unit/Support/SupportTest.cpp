@@ -188,6 +188,50 @@ TEST(SupportPaths, OutputsMayNotClobberInputsOrEachOther) {
                                         {"-", "--trace"}})));
 }
 
+// Issue 40: files not created yet are compared by their canonical path,
+// through symlinked directories and "..", not by spelling.
+TEST(SupportPaths, NotYetCreatedFilesAreComparedCanonically) {
+  TempDir d("q2-sup");
+  ASSERT_FALSE(llvm::sys::fs::create_directories(d.file("real/sub")));
+  ASSERT_EQ(::symlink(d.file("real").c_str(), d.file("link").c_str()), 0);
+  // A dangling symlink names where its target would be created.
+  ASSERT_EQ(::symlink(d.file("real/t.json").c_str(), d.file("dangling").c_str()),
+            0);
+  auto same = [&](const std::string &a, const std::string &b) {
+    return bool(errorText(checkDistinctPaths({}, {{a, "report"}, {b, "trace"}}))
+                    .find("name the same file") != std::string::npos);
+  };
+  EXPECT_TRUE(same(d.file("real/r.json"), d.file("link/r.json")));
+  EXPECT_TRUE(same(d.file("real/r.json"), d.file("real/sub/../r.json")));
+  EXPECT_TRUE(same(d.file("link/sub/../r.json"), d.file("real/./r.json")));
+  EXPECT_TRUE(same(d.file("dangling"), d.file("link/t.json")));
+  EXPECT_FALSE(same(d.file("real/r.json"), d.file("real/t.json")));
+}
+
+// Issue 40: a host's output (claimed, or open for writing in this process
+// as mlir-opt's -o is) is refused to a pass's own outputs.
+TEST(SupportPaths, HostOutputsAreRefused) {
+  TempDir d("q2-sup");
+  std::string open = d.file("open.mlir");
+  int fd = ::open(open.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  std::string msg = errorText(checkNotHostOutput(d.file("./open.mlir"), "report"));
+  EXPECT_NE(msg.find("is open for writing in this process"), std::string::npos)
+      << msg;
+  ::close(fd);
+  EXPECT_FALSE(bool(checkNotHostOutput(open, "report")));
+  // Read-only descriptors are inputs, not outputs.
+  fd = ::open(open.c_str(), O_RDONLY);
+  EXPECT_FALSE(bool(checkNotHostOutput(open, "report")));
+  ::close(fd);
+  claimHostOutput(d.file("claimed.mlir"), "-o");
+  msg = errorText(checkNotHostOutput(d.file("x/../claimed.mlir"), "trace"));
+  EXPECT_NE(msg.find("is the output file of the host (-o '"), std::string::npos)
+      << msg;
+  EXPECT_FALSE(bool(checkNotHostOutput(d.file("other.mlir"), "trace")));
+  EXPECT_FALSE(bool(checkNotHostOutput("-", "trace")));
+}
+
 TEST(SupportLock, SecondHolderIsRefusedWithoutWaiting) {
   TempDir d("q2-sup");
   std::string lockPath = d.file(".lock");

@@ -6,7 +6,8 @@
 // records: each top-level element of P is a stage (wall/CPU, RSS, kernel
 // peak after a VmHWM reset, heap, IR after), every pass execution inside it
 // a pass record (wall/CPU, RSS before/after, IR after). The module it leaves
-// is the module P alone leaves. Writes a q2.profile/3 report
+// is the module P alone leaves. Prints a pass tree like --mlir-timing's
+// (table=, by default to stderr), writes a q2.profile/3 report
 // (docs/report.md) and/or a Chrome/Perfetto trace; docs/compare.md.
 //
 //===----------------------------------------------------------------------===//
@@ -32,6 +33,9 @@ struct ProfilePassOptions {
   std::string pipeline;
   std::string report; ///< q2.profile/3 report to write, or ""
   std::string trace;  ///< Chrome trace to write, or ""
+  /// The pass tree as text: a file, "-" for stderr, or "" (then stderr only
+  /// when neither report nor trace is written).
+  std::string table;
   /// IR bytes/lines/ops of the module before the pipeline and after every
   /// top-level element, and of the op each pass ran on after it (printing
   /// costs time); false records time and memory only.
