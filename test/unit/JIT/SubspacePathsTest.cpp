@@ -15,6 +15,7 @@
 #include "q2/Hamiltonian/FCIDump.h"
 #include "q2/Hamiltonian/JordanWigner.h"
 #include "q2/QPE/QPEParameters.h"
+#include "q2/Dialect/QPE/IR/QPEDialect.h"
 #include "q2/InitQ2.h"
 #include "q2/JIT/Circuit.h"
 #include "q2/JIT/QPEExecutable.h"
@@ -144,10 +145,11 @@ TEST_P(SubspacePaths, AgreeWithTheStateVector) {
   ASSERT_TRUE(bool(ref)) << llvm::toString(ref.takeError());
   ASSERT_TRUE(bool(got)) << llvm::toString(got.takeError());
   ASSERT_TRUE(resolved);
-  if (c.powerBlocks)
+  if (c.powerBlocks) {
     EXPECT_EQ(st.path, c.power == qpe::Power::Repeat ? Q2_PATH_EIGENPHASES
                                                      : Q2_PATH_LIVE_SUBSPACE)
         << st.note;
+  }
   ASSERT_EQ(got->size(), ref->size());
   double sum = 0, refSum = 0;
   for (size_t i = 0; i < ref->size(); ++i) {
