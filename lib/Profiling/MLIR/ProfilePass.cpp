@@ -178,7 +178,7 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       // IR before the first pass.
       ScopedStage input(session, "Input", StageKind::Input);
       if (StageRecord *rec = input.finish(); rec && irMetrics)
-        rec->ir = cache->measure(module);
+        session.chargeWork(rec, [&] { rec->ir = cache->measure(module); });
     }
     for (size_t i = 0; i < pms.size() && error.empty(); ++i) {
       const PipelineElement &el = (*elements)[i];
@@ -193,14 +193,15 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       ScopedStage stage(session, el.name);
       LogicalResult result = pm.run(module);
       if (StageRecord *rec = stage.finish(); rec && irMetrics)
-        if (succeeded(result)) {
-          // After a single module pass the module was just measured: no
-          // second fingerprint walk.
-          std::optional<IRMetrics> last;
-          if (pms[i].modulePass)
-            last = cache->lastOf(module);
-          rec->ir = last ? std::move(*last) : cache->measure(module);
-        }
+        if (succeeded(result))
+          session.chargeWork(rec, [&] {
+            // After a single module pass the module was just measured: no
+            // second fingerprint walk.
+            std::optional<IRMetrics> last;
+            if (pms[i].modulePass)
+              last = cache->lastOf(module);
+            rec->ir = last ? std::move(*last) : cache->measure(module);
+          });
       if (failed(result)) {
         error = "q2-profile: '" + el.name + "' failed";
         break;
