@@ -20,6 +20,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -674,12 +675,49 @@ PrintedSizeMemo::Size PrintedSizeMemo::of(Type t) {
   return it->second;
 }
 
+/// `dense<"0x...">`, the form MLIR prints a large dense attribute in
+/// (AsmPrinter::Impl::printDenseIntOrFPElementsAttr): counted from the size
+/// of its data instead of formatting megabytes of hex.
+static std::optional<PrintedSizeMemo::Size>
+hexDenseSize(Attribute a, const OpPrintingFlags &flags) {
+  auto dense = llvm::dyn_cast<DenseIntOrFPElementsAttr>(a);
+  if (!dense || dense.isSplat() ||
+      llvm::endianness::native != llvm::endianness::little ||
+      flags.shouldElideElementsAttr(dense) ||
+      !flags.shouldPrintElementsAttrWithHex(dense))
+    return std::nullopt;
+  // dense<  "0x  hex  "  >
+  uint64_t bytes = 6 + 3 + 2 * uint64_t(dense.getRawData().size()) + 1 + 1;
+  return PrintedSizeMemo::Size{uint32_t(bytes), 0, false};
+}
+
+/// A long string attribute (`"..."` with llvm::printEscapedString's
+/// escapes), counted from its bytes.
+static std::optional<PrintedSizeMemo::Size> stringSize(Attribute a) {
+  auto str = llvm::dyn_cast<StringAttr>(a);
+  if (!str || str.size() < 256 || !llvm::isa<NoneType>(str.getType()))
+    return std::nullopt;
+  uint64_t bytes = 2;
+  for (unsigned char c : str.getValue())
+    bytes += c == '\\' ? 2 : (llvm::isPrint(c) && c != '"') ? 1 : 3;
+  return PrintedSizeMemo::Size{uint32_t(bytes), 0, false};
+}
+
 PrintedSizeMemo::Size PrintedSizeMemo::of(Attribute a, bool elideType) {
   auto &map = elideType ? attrsNoType : attrs;
   auto [it, inserted] = map.try_emplace(a.getAsOpaquePointer());
   if (inserted) {
-    Size size = measureText(
-        [&](raw_ostream &os) { a.print(os, *state, elideType); });
+    std::optional<Size> hex = hexDenseSize(a, moduleFlags);
+    if (!hex)
+      hex = stringSize(a);
+    if (hex && !elideType && llvm::isa<DenseIntOrFPElementsAttr>(a)) {
+      Size type = of(llvm::cast<TypedAttr>(a).getType());
+      hex->bytes += 3 + type.bytes; // " : tensor<...>"
+      hex->newlines += type.newlines;
+    }
+    Size size = hex ? *hex : measureText([&](raw_ostream &os) {
+      a.print(os, *state, elideType);
+    });
     size.aliased = attrAliased && attrAliased(a);
     if (size.aliased && !elideType)
       aliasForm(a, size);

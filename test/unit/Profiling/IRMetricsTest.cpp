@@ -380,6 +380,59 @@ TEST(ProfIRMetricsCache, ComposedEqualsWholePrintAndReprintsOnlyChanges) {
   EXPECT_EQ(cache.stats().fullPrints, 0u);
 }
 
+TEST(ProfIRMetricsCache, LargeDenseAttributesCountedFromTheirData) {
+  // Large dense attributes print as hex (`dense<"0x...">`), small ones and
+  // splats as numbers; with and without their type.
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                  mlir::LLVM::LLVMDialect>();
+  std::string text = "func.func @f() {\n";
+  for (int n : {3, 100, 101, 700}) {
+    std::string values, floats;
+    for (int i = 0; i < n; ++i) {
+      std::string v = std::to_string((i * 7919) % 1000 - 500);
+      values += (i ? ", " : "") + v;
+      floats += (i ? ", " : "") + v + ".25";
+    }
+    text += "  %a" + std::to_string(n) + " = arith.constant dense<[" +
+            values + "]> : tensor<" + std::to_string(n) + "xi32>\n";
+    text += "  %f" + std::to_string(n) + " = arith.constant dense<[" +
+            floats + "]> : tensor<" + std::to_string(n) + "xf64>\n";
+  }
+  text += "  %s = arith.constant dense<7> : tensor<500xi16>\n  return\n}\n";
+  text += "llvm.mlir.global private constant @g(dense<[1, 2, 3, 4, 5, 6, 7, "
+          "8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, "
+          "25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, "
+          "41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, "
+          "57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, "
+          "73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, "
+          "89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102]> : "
+          "tensor<102xi8>) {addr_space = 0 : i32} : !llvm.array<102 x i8>\n";
+  // A long string with quotes, backslashes and control characters.
+  std::string str;
+  size_t length = 0;
+  for (int i = 0; i < 600; ++i) {
+    bool escape = i % 50 == 0 || i % 61 == 0 || i % 7 == 0;
+    str += i % 50 == 0   ? "\\22"
+           : i % 61 == 0 ? "\\5C"
+           : i % 7 == 0  ? "\\0A"
+                         : "ab";
+    length += escape ? 1 : 2;
+  }
+  text += "llvm.mlir.global private constant @s(\"" + str +
+          "\") {addr_space = 0 : i32} : !llvm.array<" +
+          std::to_string(length) + " x i8>\n";
+  auto mod = parse(ctx, text);
+  ASSERT_TRUE(mod);
+  ::setenv("Q2_IR_METRICS_VERIFY", "1", 1);
+  IRMetricsCache cache(verifiedFlags());
+  ::unsetenv("Q2_IR_METRICS_VERIFY");
+  expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(cache.stats().sizeMismatches, 0u);
+  EXPECT_EQ(cache.stats().fullPrints, 0u);
+  EXPECT_EQ(cache.stats().opPrints, 0u);
+}
+
 TEST(ProfIRMetricsCache, AliasesComposeOrPrintWhole) {
   mlir::MLIRContext ctx;
   ctx.allowUnregisteredDialects();
