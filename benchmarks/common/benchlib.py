@@ -105,3 +105,35 @@ def run_cpu(cmd):
     """(wall s, CPU s = user + sys) of one run of cmd."""
     wall, ru = run_wait4(cmd)
     return wall, ru.ru_utime + ru.ru_stime
+
+
+def callgrind_counts(variants, wanted, tmp):
+    """Inclusive instruction counts under valgrind's callgrind (one run per
+    variant; the machine's load does not change them). variants: {name:
+    argv}; wanted: {name: {key: function as callgrind_annotate prints it}}.
+    Returns {key: count}, or None (saying why) when valgrind is missing or a
+    function is not in a profile."""
+    import shutil
+    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+        print("instructions: valgrind not installed, skipped")
+        return None
+    out = {}
+    for name, fns in wanted.items():
+        f = os.path.join(tmp, "callgrind." + name)
+        subprocess.run(["valgrind", "--tool=callgrind",
+                        "--callgrind-out-file=" + f] + variants[name],
+                       check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", f],
+                             capture_output=True, text=True,
+                             check=True).stdout
+        for key, fn in fns.items():
+            for line in ann.splitlines():
+                if fn in line:
+                    out[key] = int(line.split()[0].replace(",", ""))
+                    break
+            else:
+                print("instructions: no %s in the %s profile, skipped"
+                      % (fn.strip(), name))
+                return None
+    return out

@@ -70,6 +70,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "common"))
+import benchlib  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INPUT = os.path.join(REPO, "test", "Plugin", "Inputs", "matmul-tensor.mlir")
 MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
@@ -227,32 +231,13 @@ def instructions(variants, tmp):
     the pass managers it runs the elements in (per-pass: the passes and
     everything the profiler does while they run; callgrind names the inner,
     recursive PassManager::run with '2)."""
-    import shutil
-    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
-        print("instructions: valgrind not installed, skipped")
-        return None
-    out = {}
     wanted = {"plain": {"plain": "mlir::PassManager::run(mlir::Operation*) "},
               "profiled": {"profiled": "mlir::PassManager::run(mlir::Operation*)'2 ",
                            "profiled-whole": "ProfilePass::runOnOperation() "},
               "no-ir": {"no-ir": "mlir::PassManager::run(mlir::Operation*)'2 ",
                         "no-ir-whole": "ProfilePass::runOnOperation() "}}
-    for k, fns in wanted.items():
-        f = os.path.join(tmp, "callgrind.%s" % k)
-        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + f]
-                       + variants[k], check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", f],
-                             capture_output=True, text=True, check=True).stdout
-        for key, fn in fns.items():
-            for line in ann.splitlines():
-                if fn in line:
-                    out[key] = int(line.split()[0].replace(",", ""))
-                    break
-            else:
-                print("instructions: no %s in the %s profile, skipped" % (fn.strip(), k))
-                return None
-    return out
+    return benchlib.callgrind_counts(variants, wanted, tmp)
+
 
 if __name__ == "__main__":
     main()

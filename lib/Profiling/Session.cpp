@@ -153,6 +153,7 @@ void ProfilingSession::warn(llvm::StringRef message) {
 void ProfilingSession::beginStage(llvm::StringRef name, StageKind kind) {
   if (inStage())
     endStage();
+  double t0 = elapsedSeconds();
 
   Impl::OpenStage st;
   StageRecord &r = st.record;
@@ -190,7 +191,10 @@ void ProfilingSession::beginStage(llvm::StringRef name, StageKind kind) {
   std::lock_guard<std::mutex> lock(impl->mutex);
   r.index = int64_t(impl->stageRecords.size());
   r.firstPass = impl->passRecords.size();
-  st.overheadAtStart = impl->totalProfilerS;
+  // The snapshot and reset are the profiler's time, charged to this stage.
+  double cost = elapsedSeconds() - t0;
+  impl->chargeLocked(cost);
+  st.overheadAtStart = impl->totalProfilerS - cost;
   // Times start last so the snapshot/reset cost is outside the stage.
   r.begin.elapsedS = elapsedSeconds();
   r.begin.cpuS = processCPUSeconds();
@@ -240,6 +244,9 @@ StageRecord *ProfilingSession::endStage() {
   impl->tracker.setStage("");
 
   std::lock_guard<std::mutex> lock(impl->mutex);
+  double cost = elapsedSeconds() - t1; // the end snapshot
+  r.profilerS += cost;
+  impl->chargeLocked(cost);
   impl->noteHWM(r.end.status.vmHWM);
   if (impl->opts.chainStageSnapshots && after)
     impl->chainEnd = r.end;
@@ -259,10 +266,12 @@ std::string ProfilingSession::currentStageName() const {
 
 llvm::Expected<MemorySnapshot> ProfilingSession::snapshot(llvm::StringRef label,
                                                           bool withSmaps) {
+  double t0 = elapsedSeconds();
   auto s = takeSnapshot(label, 0, withSmaps);
   if (!s)
     return s.takeError();
   std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->chargeLocked(elapsedSeconds() - t0);
   impl->chainEnd.reset();
   impl->noteHWM(s->status.vmHWM);
   impl->snaps.push_back(*s);
@@ -274,7 +283,7 @@ llvm::Expected<MemorySnapshot> ProfilingSession::snapshot(llvm::StringRef label,
 //===----------------------------------------------------------------------===//
 
 void ProfilingSession::beginPipeline(const void *parentKey,
-                                     llvm::StringRef opName) {
+                                     llvm::StringRef) {
   std::lock_guard<std::mutex> lock(impl->mutex);
   Impl::ThreadState &ts = impl->threadState();
   // The adaptor that owns this pipeline: its open record.
@@ -285,16 +294,6 @@ void ProfilingSession::beginPipeline(const void *parentKey,
   else if (!ts.stack.empty())
     owner = ts.stack.back().index;
   ts.stack.push_back({owner, /*marker=*/true});
-  if (owner >= 0 && !opName.empty()) {
-    // "pipeline()" -> "pipeline(func.func)" -> "pipeline(func.func,llvm.func)"
-    PassRecord &r = impl->passRecords[owner];
-    std::string op = opName.str();
-    if (r.name.find("(" + op + ")") == std::string::npos &&
-        r.name.find("(" + op + ",") == std::string::npos &&
-        r.name.find("," + op + ",") == std::string::npos &&
-        r.name.find("," + op + ")") == std::string::npos)
-      r.name.insert(r.name.size() - 1, r.name == "pipeline()" ? op : "," + op);
-  }
 }
 
 void ProfilingSession::endPipeline() {
@@ -325,8 +324,6 @@ int64_t ProfilingSession::beginPass(const void *key, PassStart info) {
   r.name = std::move(info.name);
   r.argument = std::move(info.argument);
   r.isAdaptor = info.isAdaptor;
-  if (r.isAdaptor)
-    r.name = "pipeline()"; // completed by beginPipeline
   r.opName = std::move(info.opName);
   r.opSymbol = std::move(info.opSymbol);
   r.rssBefore = currentRSSOrZero(impl->rssReader);
@@ -415,6 +412,18 @@ void ProfilingSession::setPassIR(int64_t index, IRMetrics ir) {
 void ProfilingSession::chargeProfilerTime(double wallS) {
   std::lock_guard<std::mutex> lock(impl->mutex);
   impl->chargeLocked(wallS);
+}
+
+double ProfilingSession::chargeWork(StageRecord *stage,
+                                    llvm::function_ref<void()> work) {
+  double t0 = elapsedSeconds();
+  work();
+  double cost = elapsedSeconds() - t0;
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->chargeLocked(cost);
+  if (stage)
+    stage->profilerS += cost;
+  return cost;
 }
 
 //===----------------------------------------------------------------------===//

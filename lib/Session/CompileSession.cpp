@@ -245,7 +245,9 @@ llvm::Error CompileSession::parse(std::unique_ptr<llvm::MemoryBuffer> program) {
       if (prof::StageRecord *rec = parse->finish())
         // The program as given is the Input stage's text (0_Input.mlir is
         // a copy of it): counted, not printed again.
-        rec->ir = prof::measureIRFromText(*mod, text, irCache->options());
+        prof->chargeWork(rec, [&] {
+          rec->ir = prof::measureIRFromText(*mod, text, irCache->options());
+        });
   }
   if (!mod) // the parser reported where
     return llvm::make_error<DiagnosedError>(

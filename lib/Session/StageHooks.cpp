@@ -179,10 +179,17 @@ llvm::Error StageHooks::measureAndWrite(const pipeline::StageOutput &out) {
     llvm::sys::path::append(p, pipeline::stageFileName(i));
     path = std::string(p);
   }
+  // Measuring is the profiler's time (the stage's clocks have stopped).
+  auto charged = [&](llvm::function_ref<void()> work) {
+    if (profiler)
+      profiler->chargeWork(rec, work);
+    else
+      work();
+  };
   if (out.stage == Stage::ObjectCode) {
     llvm::StringRef obj(out.object.data(), out.object.size());
     if (rec)
-      rec->ir = prof::measureBuffer(obj);
+      charged([&] { rec->ir = prof::measureBuffer(obj); });
     return path.empty() ? llvm::Error::success()
                         : writeFileAtomically(path, obj);
   }
@@ -190,8 +197,10 @@ llvm::Error StageHooks::measureAndWrite(const pipeline::StageOutput &out) {
     // With --profile-passes the module was usually just measured after
     // the stage's last pass: the cache has it.
     if (rec)
-      rec->ir = out.llvmModule ? prof::measureIR(*out.llvmModule)
-                               : irCache->measure(out.module);
+      charged([&] {
+        rec->ir = out.llvmModule ? prof::measureIR(*out.llvmModule)
+                                 : irCache->measure(out.module);
+      });
     return llvm::Error::success();
   }
   // With --ir-dir the metrics are counted while the file is written: one

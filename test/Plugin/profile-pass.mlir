@@ -51,7 +51,7 @@
 
 // REP: stage Input ir=[[IN:[0-9]+]] peak=
 // REP: stage reconcile-unrealized-casts ir=
-// REP: pass 0 pipeline(func.func) on builtin.module ir=-
+// REP: pass 0 'func.func' Pipeline on builtin.module ir=-
 // REP-NEXT: pass 1 convert-linalg-to-loops on func.func@matmul ir=
 // REP-NEXT: pass 1 convert-linalg-to-loops on func.func@accumulate ir=
 // REP: OK 8 stages 9 passes

@@ -69,7 +69,9 @@ struct PassRecord {
   int64_t parent = -1;    ///< enclosing record (pipeline adaptor), or -1
   unsigned depth = 0;     ///< 0 for passes of the top-level pipeline
   int thread = 0;         ///< 0 = first thread seen, 1, 2 ... worker threads
-  std::string name;       ///< Pass::getName() (C++ class name for most)
+  /// As --mlir-timing prints it: Pass::getName() ("Inliner"), for an
+  /// adaptor its pipeline ("'func.func' Pipeline").
+  std::string name;
   std::string argument;   ///< command-line argument ("canonicalize"), or ""
   std::string opName;     ///< op it ran on ("builtin.module", "func.func")
   std::string opSymbol;   ///< sym_name of that op, if it has one
@@ -114,7 +116,9 @@ struct StageRecord {
   std::optional<TimelineSample> sampledPeak; ///< when a timeline runs
   /// Passes started in this stage: [firstPass, endPass) of the passes.
   uint64_t firstPass = 0, endPass = 0;
-  double profilerS = 0; ///< profiler overhead inside the stage's passes
+  /// The profiler's time for the stage: snapshots at its boundaries, pass
+  /// hooks and per-pass IR metrics, the IR metrics of its output.
+  double profilerS = 0;
   /// Set by the caller after the stage (IR after the stage).
   std::optional<IRMetrics> ir;
 };
@@ -127,6 +131,8 @@ struct SessionRecord {
   std::optional<TimelineRecord> timeline;
   std::vector<std::string> warnings;
   uint64_t lifetimePeakRSS = 0;
+  /// Time the process spent measuring: snapshots, pass hooks, IR metrics
+  /// (per pass and after each stage). Writing the report is not in it.
   double profilerOverheadS = 0;
 };
 

@@ -25,6 +25,7 @@
 #include "q2/Profiling/Records.h"
 #include "q2/Profiling/Timeline.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -54,7 +55,10 @@ struct ProfilingOptions {
 
 /// What beginPass() needs to know about a pass (or step).
 struct PassStart {
-  std::string name;     ///< class name, or the step's name
+  /// Pass::getName() (what --mlir-timing prints: "Canonicalizer"), for an
+  /// adaptor the name --mlir-timing gives its pipeline ("'func.func'
+  /// Pipeline"), or the step's name.
+  std::string name;
   std::string argument; ///< command-line name ("canonicalize"), or ""
   std::string opName;   ///< op it runs on, or "" for non-MLIR steps
   std::string opSymbol; ///< sym_name of that op, if any
@@ -105,12 +109,17 @@ public:
   /// Attaches IR metrics measured after the pass (call after endPass).
   void setPassIR(int64_t index, IRMetrics ir);
   /// A nested pipeline starts / ends on this thread; `parentKey` is the pass
-  /// that runs it (a pipeline adaptor), `opName` the op kind it runs on.
+  /// that runs it (a pipeline adaptor, or a pass such as the inliner that
+  /// runs a pipeline of its own), `opName` the op kind it runs on.
   void beginPipeline(const void *parentKey, llvm::StringRef opName);
   void endPipeline();
   /// Time the caller spent on profiling work on this thread (e.g. measuring
   /// IR after a pass): excluded from the enclosing passes' times.
   void chargeProfilerTime(double wallS);
+  /// Runs `work`, profiling work outside any pass (e.g. measuring the IR a
+  /// stage left, after endStage()), and charges its time to the profiler
+  /// and to `stage`'s profiler time (if given). Returns the seconds charged.
+  double chargeWork(StageRecord *stage, llvm::function_ref<void()> work);
 
   /// Copies (records may be appended concurrently).
   std::vector<PassRecord> passes() const;

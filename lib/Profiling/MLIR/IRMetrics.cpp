@@ -3,6 +3,7 @@
 #include "q2/Profiling/MLIR/IRMetrics.h"
 
 #include "q2/Support/FileIO.h"
+#include "q2/Support/FloatFormat.h"
 
 #include "SizePrinter.h"
 
@@ -16,13 +17,20 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/xxhash.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/Instruction.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -97,15 +105,94 @@ IRMetrics q2::profiling::measureIRFromText(mlir::Operation *op,
   return m;
 }
 
+namespace {
+
+unsigned decimalLength(int64_t v) {
+  uint64_t u = v < 0 ? 0 - uint64_t(v) : uint64_t(v);
+  unsigned n = v < 0 ? 2 : 1;
+  while (u >= 10) {
+    u /= 10;
+    ++n;
+  }
+  return n;
+}
+
+/// Bytes of LLVM's text of an array initializer (AsmWriter: `c"..."` for
+/// i8 arrays with `\\` and `\XX` escapes, else `[i32 1, i32 -2]`), counted
+/// from the data; 0 for element types not replicated here.
+uint64_t arrayInitializerSize(const llvm::ConstantDataArray *a) {
+  if (a->isString()) {
+    uint64_t n = 3; // c""
+    for (unsigned char c : a->getRawDataValues())
+      n += c == '\\' ? 2 : (llvm::isPrint(c) && c != '"') ? 1 : 3;
+    return n;
+  }
+  if (a->getElementType()->isDoubleTy()) {
+    // WriteAPFloatInternal: the 6-digit form if it reads back as the value
+    // (`double 1.500000e+00`), else the bits in hex (`double 0x3FF8...`).
+    uint64_t n = 2 + 2 * (a->getNumElements() - 1) + 7 * a->getNumElements();
+    llvm::SmallString<32> text;
+    for (uint64_t i = 0, e = a->getNumElements(); i < e; ++i) {
+      double v = a->getElementAsDouble(i);
+      text.clear();
+      if (!std::isnan(v) && q2::formatFloatSixDigits(v, text)) {
+        n += text.size();
+      } else {
+        uint64_t bits = llvm::bit_cast<uint64_t>(v);
+        n += 2 + (bits ? (64 - llvm::countl_zero(bits) + 3) / 4 : 1);
+      }
+    }
+    return n;
+  }
+  auto *type = llvm::dyn_cast<llvm::IntegerType>(a->getElementType());
+  if (!type || type->getBitWidth() < 2 || type->getBitWidth() > 64)
+    return 0; // i1 prints true/false
+  unsigned width = type->getBitWidth();
+  uint64_t typeText = 1 + decimalLength(width); // "i32"
+  uint64_t count = a->getNumElements();
+  uint64_t n = 2 + 2 * (count - 1) + count * (typeText + 1);
+  for (uint64_t i = 0; i < count; ++i)
+    n += decimalLength(llvm::SignExtend64(a->getElementAsInteger(i), width));
+  return n;
+}
+
+} // namespace
+
 IRMetrics q2::profiling::measureIR(const llvm::Module &module, bool countOps,
                                    llvm::raw_ostream *alsoWriteTo) {
   IRMetrics m;
   m.kind = "llvm-ir";
   {
+    // Large constant arrays (a gate table, the metadata's JSON) are most of
+    // the text and slow to print (a constant per element): when only
+    // counting, each is set aside for the print (zeroinitializer in its
+    // place) and its text counted from the data. Constant data keeps no use
+    // list: setting it aside and back leaves the module as it was.
+    llvm::Module &mod = const_cast<llvm::Module &>(module);
+    llvm::SmallVector<std::pair<llvm::GlobalVariable *, llvm::Constant *>>
+        setAside;
+    int64_t adjust = 0;
+    constexpr llvm::StringLiteral kZero = "zeroinitializer";
+    if (!alsoWriteTo)
+      for (llvm::GlobalVariable &g : mod.globals()) {
+        auto *a = g.hasInitializer() ? llvm::dyn_cast<llvm::ConstantDataArray>(
+                                           g.getInitializer())
+                                     : nullptr;
+        if (!a || a->getNumElements() < 256 || a->hasUseList())
+          continue;
+        uint64_t size = arrayInitializerSize(a);
+        if (!size)
+          continue;
+        adjust += int64_t(size) - int64_t(kZero.size());
+        setAside.push_back({&g, a});
+        g.setInitializer(llvm::ConstantAggregateZero::get(a->getType()));
+      }
     CountingOStream os(alsoWriteTo);
     module.print(os, nullptr);
-    m.bytes = os.bytes();
+    m.bytes = uint64_t(int64_t(os.bytes()) + adjust);
     m.lines = os.lines();
+    for (auto &[g, init] : llvm::reverse(setAside))
+      g->setInitializer(init);
   }
   if (countOps) {
     std::map<unsigned, uint64_t> perOpcode;
@@ -302,6 +389,11 @@ struct IRMetricsCache::Impl {
     bool aliased = false; ///< uses an attribute/type the module would alias
     uint64_t bytes = 0;    ///< without a trailing newline
     uint64_t newlines = 0; ///< '\n's in those bytes
+    /// When aliased and counted by the size printer: the text in a module
+    /// printed with aliases, and the aliases it needs defined.
+    bool aliasCounted = false;
+    int64_t aliasDeltaBytes = 0, aliasDeltaNewlines = 0;
+    llvm::SmallVector<const void *, 2> aliases;
   };
 
   explicit Impl(const IRMetricsOptions &opts) : opts(opts) {
@@ -408,6 +500,17 @@ struct IRMetricsCache::Impl {
     return false;
   }
 
+  void ensureSizeMemo() {
+    if (sizeMemo)
+      return;
+    sizeMemo =
+        std::make_unique<detail::PrintedSizeMemo>(ctx, localFlags, opts.flags);
+    sizeMemo->typeAliased = [this](mlir::Type t) { return aliased(t); };
+    sizeMemo->attrAliased = [this](mlir::Attribute a) { return aliased(a); };
+    sizeMemo->typeHasAlias = [this](mlir::Type t) { return hasAlias(t); };
+    sizeMemo->attrHasAlias = [this](mlir::Attribute a) { return hasAlias(a); };
+  }
+
   // --- one op --------------------------------------------------------------
   /// Whether the module printer would alias something in `op` (for ops not
   /// counted by the size printer, which finds out while counting).
@@ -436,23 +539,22 @@ struct IRMetricsCache::Impl {
         numbering = &*own;
       }
       mlir::AsmState &state = *numbering;
-      if (!sizeMemo) {
-        sizeMemo = std::make_unique<detail::PrintedSizeMemo>(ctx, localFlags);
-        sizeMemo->typeAliased = [this](mlir::Type t) { return aliased(t); };
-        sizeMemo->attrAliased = [this](mlir::Attribute a) {
-          return aliased(a);
-        };
-      }
-      uint64_t bytes = 0, newlines = 0;
-      bool usesAlias = false;
-      if (detail::countPrintedSize(op, state, localFlags, *sizeMemo, bytes,
-                                   newlines, usesAlias)) {
+      ensureSizeMemo();
+      detail::PrintedSize size;
+      if (detail::countPrintedSize(op, state, localFlags, *sizeMemo, size)) {
         ++stats.sizeCounts;
+        uint64_t bytes = size.bytes, newlines = size.newlines;
         e.bytes = bytes;
         e.newlines = newlines;
         if (!e.aliasKnown) {
-          e.aliased = composable && usesAlias;
+          e.aliased = composable && size.aliased;
           e.aliasKnown = true;
+        }
+        if (size.aliased && size.aliasKnown) {
+          e.aliasDeltaBytes = size.aliasDeltaBytes;
+          e.aliasDeltaNewlines = size.aliasDeltaNewlines;
+          e.aliases.assign(size.aliases.begin(), size.aliases.end());
+          e.aliasCounted = true;
         }
         if (!verifyFast)
           return;
@@ -534,24 +636,44 @@ struct IRMetricsCache::Impl {
       return;
     mlir::Operation *empty = top->cloneWithoutRegions();
     empty->getRegion(0).push_back(new mlir::Block);
-    IRMetricsOptions o = opts;
-    o.countOps = false;
-    IRMetrics m = measureIR(empty, o);
-    empty->destroy();
-    frameBytes = m.bytes;
-    frameLines = m.lines;
     frameAliased = aliased(mlir::Attribute(top->getRawDictionaryAttrs())) ||
                    [&] {
                      mlir::Attribute p = top->getPropertiesAsAttribute();
                      return p && aliased(p);
                    }();
+    // Counted when possible: the module's attributes (a program's metadata
+    // can be megabytes) are then measured once per process, not per stage.
+    detail::PrintedSize size;
+    bool counted = false;
+    if (fastSizes && !frameAliased) {
+      ensureSizeMemo();
+      mlir::AsmState state(empty, localFlags);
+      counted = detail::countPrintedSize(empty, state, localFlags, *sizeMemo,
+                                         size) &&
+                !size.aliased;
+    }
+    if (counted) {
+      // The top level ends the op with a newline; mlir-opt adds another.
+      unsigned tail = 1 + (opts.trailingNewline ? 1 : 0);
+      frameBytes = size.bytes + tail;
+      frameLines = size.newlines + tail;
+    } else {
+      IRMetricsOptions o = opts;
+      o.countOps = false;
+      IRMetrics m = measureIR(empty, o);
+      frameBytes = m.bytes;
+      frameLines = m.lines;
+    }
+    empty->destroy();
     frameHash = own;
     frameTop = top;
     haveFrame = true;
   }
 
-  /// Sum of the frame and the entries of `order` (all counted and printed).
-  IRMetrics compose(mlir::Operation *top) {
+  /// Sum of the frame, the entries of `order` (all counted and printed) and
+  /// the alias definitions they need; none when two aliases would share a
+  /// name (MLIR numbers them `#map`, `#map1` in an order not replicated).
+  std::optional<IRMetrics> compose(mlir::Operation *top) {
     IRMetrics m;
     m.kind = "mlir";
     m.bytes = frameBytes;
@@ -561,11 +683,28 @@ struct IRMetricsCache::Impl {
       m.histogram[dialectOf(top).empty() ? std::string("(unregistered)")
                                          : dialectOf(top).str()] += 1;
     }
+    llvm::DenseSet<const void *> defined;
+    llvm::StringSet<> names;
     for (auto &[op, h] : order) {
       Entry &e = entries.find(op)->second;
-      // "\n" + the op, every line indented by 2.
-      uint64_t lines = e.newlines + 1;
-      m.bytes += 1 + e.bytes + 2 * lines;
+      // "\n" + the op, every line indented by 2; with module aliases where
+      // it uses them.
+      int64_t bytes = int64_t(e.bytes), newlines = int64_t(e.newlines);
+      if (e.aliased) {
+        bytes += e.aliasDeltaBytes;
+        newlines += e.aliasDeltaNewlines;
+        for (const void *symbol : e.aliases) {
+          if (!defined.insert(symbol).second)
+            continue;
+          const auto &def = sizeMemo->aliasDef(symbol);
+          if (!names.insert(def.name).second)
+            return std::nullopt;
+          m.bytes += def.bytes;
+          m.lines += def.newlines;
+        }
+      }
+      uint64_t lines = uint64_t(newlines) + 1;
+      m.bytes += 1 + uint64_t(bytes) + 2 * lines;
       m.lines += lines;
       if (opts.countOps) {
         m.ops += e.ops;
@@ -647,17 +786,23 @@ struct IRMetricsCache::Impl {
         sharedState = &*numbering;
         sharedTop = top;
       }
-      // Stop at the first op that uses an alias: a whole print anyway.
+      // Stop at the first op whose text with module aliases is not known:
+      // a whole print anyway.
       for (auto &[op, h] : order) {
         if (!canCompose)
           break;
-        canCompose = !ensure(op, entries[op], true, false).aliased;
+        Entry &e = ensure(op, entries[op], true, false);
+        canCompose = !e.aliased || (e.printed && e.aliasCounted);
       }
     }
+    std::optional<IRMetrics> composed;
     if (canCompose) {
       for (auto &[op, h] : order)
         ensure(op, entries[op], true, true);
-      last = compose(top);
+      composed = compose(top);
+    }
+    if (composed) {
+      last = std::move(*composed);
     } else {
       last = measureIR(top, opts);
       ++stats.fullPrints;

@@ -13,6 +13,9 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace q2::profiling;
 
@@ -22,6 +25,39 @@ namespace {
 bool isAdaptor(const mlir::Pass *pass) {
   return pass->getArgument().empty() &&
          pass->getName().contains("OpToOpPassAdaptor");
+}
+
+/// An adaptor named as `--mlir-timing` names its pipeline: "'func.func'
+/// Pipeline" ("'any' Pipeline" for an op-agnostic one). An adaptor holding
+/// pipelines on several op kinds (timed by MLIR as sibling pipelines) gets
+/// MLIR's own adaptor name, "Pipeline Collection : ['func.func',
+/// 'llvm.func']". The anchors are read from the adaptor's textual form
+/// ("func.func(cse),llvm.func(...)"): the class is internal.
+std::string adaptorName(mlir::Pass *adaptor) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  adaptor->printAsTextualPipeline(os);
+  os.flush();
+  llvm::SmallVector<llvm::StringRef> anchors;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '{') {
+      if (depth++ == 0 && c == '(')
+        anchors.push_back(llvm::StringRef(text).slice(start, i).trim());
+    } else if (c == ')' || c == '}') {
+      depth = depth > 0 ? depth - 1 : 0;
+    } else if (c == ',' && depth == 0) {
+      start = i + 1;
+    }
+  }
+  if (anchors.size() == 1)
+    return ("'" + anchors.front() + "' Pipeline").str();
+  std::string name = "Pipeline Collection : [";
+  for (size_t i = 0; i < anchors.size(); ++i)
+    name += (i ? ", '" : "'") + anchors[i].str() + "'";
+  return name + "]";
 }
 
 class ProfilingInstrumentation : public mlir::PassInstrumentation {
@@ -44,9 +80,16 @@ public:
   }
   void runBeforePass(mlir::Pass *pass, mlir::Operation *op) override {
     PassStart s;
-    s.name = pass->getName().str();
-    s.argument = pass->getArgument().str();
     s.isAdaptor = isAdaptor(pass);
+    if (s.isAdaptor) {
+      auto [it, fresh] = adaptorNames.try_emplace(pass);
+      if (fresh)
+        it->second = adaptorName(pass);
+      s.name = it->second;
+    } else {
+      s.name = pass->getName().str();
+    }
+    s.argument = pass->getArgument().str();
     s.opName = op->getName().getStringRef().str();
     if (auto sym = op->getAttrOfType<mlir::StringAttr>(
             mlir::SymbolTable::getSymbolAttrName()))
@@ -97,6 +140,8 @@ private:
 
   ProfilingSession &session;
   InstrumentationOptions opts;
+  /// Per adaptor object (the pipeline it holds does not change).
+  llvm::DenseMap<const mlir::Pass *, std::string> adaptorNames;
 };
 
 } // namespace

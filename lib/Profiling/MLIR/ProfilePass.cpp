@@ -140,10 +140,13 @@ private:
     if (!rec || !irMetrics || !succeeded)
       return;
     ModuleOp module = cast<ModuleOp>(root);
-    std::optional<IRMetrics> last;
-    if (modulePass)
-      last = cache.lastOf(module);
-    rec->ir = last ? std::move(*last) : cache.measure(module);
+    // Measuring is the profiler's time, not the stage's.
+    session.chargeWork(rec, [&] {
+      std::optional<IRMetrics> last;
+      if (modulePass)
+        last = cache.lastOf(module);
+      rec->ir = last ? std::move(*last) : cache.measure(module);
+    });
   }
 
   ProfilingSession &session;
@@ -268,7 +271,7 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       // IR before the first pass.
       ScopedStage input(session, "Input", StageKind::Input);
       if (StageRecord *rec = input.finish(); rec && irMetrics)
-        rec->ir = cache->measure(module);
+        session.chargeWork(rec, [&] { rec->ir = cache->measure(module); });
     }
     // Each top-level element a stage; added first, so that its stage is
     // open around the profiler's record of the element's pass.

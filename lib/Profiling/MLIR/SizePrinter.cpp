@@ -10,19 +10,24 @@
 
 #include "SizePrinter.h"
 
+#include "q2/Support/FloatFormat.h"
+
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectInterface.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cctype>
+#include <type_traits>
 
 using namespace mlir;
 using namespace q2::profiling::detail;
@@ -44,8 +49,15 @@ public:
   void add(PrintedSizeMemo::Size s) {
     added += s.bytes;
     addedNewlines += s.newlines;
-    aliased |= s.aliased;
+    if (s.aliased) {
+      aliased = true;
+      aliasKnown = aliasKnown && s.aliasKnown;
+      aliasDeltaBytes += s.aliasDeltaBytes;
+      aliasDeltaNewlines += s.aliasDeltaNewlines;
+    }
   }
+  bool aliasKnown = true;
+  int64_t aliasDeltaBytes = 0, aliasDeltaNewlines = 0;
   uint64_t bytes() {
     flush();
     return written + added;
@@ -153,7 +165,17 @@ public:
   }
   void increaseIndent() override { currentIndent += indentWidth; }
   void decreaseIndent() override { currentIndent -= indentWidth; }
-  void printFloat(const llvm::APFloat &) override { unsupported = true; }
+  void printFloat(const llvm::APFloat &value) override {
+    // MLIR's text of an f64 without APFloat's cost; other kinds are not
+    // replicated.
+    if (&value.getSemantics() != &llvm::APFloat::IEEEdouble()) {
+      unsupported = true;
+      return;
+    }
+    floatText.clear();
+    q2::formatMLIRFloat(value.convertToDouble(), floatText);
+    os << floatText;
+  }
   void printType(Type type) override {
     if (!type) {
       os << "<<NULL TYPE>>";
@@ -182,9 +204,19 @@ public:
     os << " = ";
     printAttribute(attr.getValue());
   }
-  // No aliases: an op nested in a module prints without them.
-  LogicalResult printAlias(Attribute) override { return failure(); }
-  LogicalResult printAlias(Type) override { return failure(); }
+  // The local scope prints no aliases; inside a module an aliased value
+  // printed stripped (printStrippedAttrOrType asks first) would be its
+  // alias: not replicated.
+  LogicalResult printAlias(Attribute a) override {
+    if (memo.attrHasAlias && memo.attrHasAlias(a))
+      unsupported = true;
+    return failure();
+  }
+  LogicalResult printAlias(Type t) override {
+    if (memo.typeHasAlias && memo.typeHasAlias(t))
+      unsupported = true;
+    return failure();
+  }
   void printKeywordOrString(llvm::StringRef keyword) override {
     keywordOrString(keyword, os);
   }
@@ -260,7 +292,57 @@ public:
     }
     unsupported = true; // unregistered: generic form / dialect hook
   }
-  void printGenericOp(Operation *, bool) override { unsupported = true; }
+  // OperationPrinter::printGenericOp, for a registered op whose printer
+  // asks for it (llvm.intr.memcpy).
+  void printGenericOp(Operation *op, bool printOpName) override {
+    if (printOpName) {
+      os << '"';
+      llvm::printEscapedString(op->getName().getStringRef(), os);
+      os << '"';
+    }
+    os << '(';
+    llvm::interleaveComma(op->getOperands(), os,
+                          [&](Value v) { printValueID(v, true); });
+    os << ')';
+    if (op->getNumSuccessors()) {
+      os << '[';
+      llvm::interleaveComma(op->getSuccessors(), os,
+                            [&](Block *b) { printBlockName(b); });
+      os << ']';
+    }
+    if (Attribute props = op->getPropertiesAsAttribute()) {
+      os << " <";
+      printAttribute(props);
+      os << '>';
+    }
+    if (op->getNumRegions()) {
+      os << " (";
+      llvm::interleaveComma(op->getRegions(), os, [&](Region &r) {
+        printRegion(r, /*printEntryBlockArgs=*/true,
+                    /*printBlockTerminators=*/true, /*printEmptyBlock=*/true);
+      });
+      os << ')';
+    }
+    if (op->getPropertiesStorage()) {
+      llvm::SmallVector<NamedAttribute> discardable(
+          op->getDiscardableAttrs());
+      printOptionalAttrDict(discardable, {});
+    } else {
+      printOptionalAttrDict(op->getAttrs(), {});
+    }
+    os << " : (";
+    llvm::interleaveComma(op->getOperandTypes(), os,
+                          [&](Type t) { printType(t); });
+    os << ") -> ";
+    bool wrap = op->getNumResults() != 1 ||
+                llvm::isa<FunctionType>(op->getResult(0).getType());
+    if (wrap)
+      os << '(';
+    llvm::interleaveComma(op->getResultTypes(), os,
+                          [&](Type t) { printType(t); });
+    if (wrap)
+      os << ')';
+  }
   void printRegion(Region &region, bool printEntryBlockArgs,
                    bool printBlockTerminators, bool printEmptyBlock) override {
     os << "{" << '\n';
@@ -273,7 +355,11 @@ public:
       // printed or not.
       for (Block &b : region)
         for (BlockArgument a : b.getArguments())
-          os.aliased |= memo.of(a.getType()).aliased;
+          if (PrintedSizeMemo::Size size = memo.of(a.getType());
+              size.aliased) {
+            os.aliased = true;
+            os.aliasKnown = os.aliasKnown && size.aliasKnown;
+          }
       Block *entry = &region.front();
       bool header = (printEmptyBlock && entry->empty()) ||
                     (printEntryBlockArgs && entry->getNumArguments() != 0);
@@ -428,6 +514,7 @@ private:
   PrintedSizeMemo &memo;
   DialectInterfaceCollection<OpAsmDialectInterface> &interfaces;
   NameStream names;
+  llvm::SmallString<32> floatText;
   unsigned currentIndent = 0;
   llvm::SmallVector<llvm::StringRef> defaultDialectStack{"builtin"};
 };
@@ -438,14 +525,139 @@ PrintedSizeMemo::Size measureText(llvm::function_ref<void(raw_ostream &)> fn) {
   return {uint32_t(os.bytes()), uint32_t(os.newlines()), false};
 }
 
+/// `fn` with an AsmState whose aliases are those of `x` alone: the aliases
+/// an op holding only `x` gets (MLIR's own alias initializer decides).
+template <typename T, typename Fn>
+void withAliasesOf(T x, const OpPrintingFlags &flags, Fn &&fn) {
+  MLIRContext *ctx = x.getContext();
+  OperationState st(UnknownLoc::get(ctx), "q2.alias_probe");
+  if constexpr (std::is_same_v<T, Type>)
+    st.addAttribute("v", TypeAttr::get(x));
+  else
+    st.addAttribute("v", x);
+  Operation *probe = Operation::create(st);
+  {
+    AsmState state(probe, flags);
+    // Aliases are made when a top-level op is printed with the state.
+    CountStream discard;
+    probe->print(discard, state);
+    fn(state);
+  }
+  probe->destroy();
+}
+
+void printWith(Type t, raw_ostream &os, AsmState &state, bool) {
+  t.print(os, state);
+}
+void printWith(Attribute a, raw_ostream &os, AsmState &state, bool elide) {
+  a.print(os, state, elide);
+}
+
 } // namespace
 
 PrintedSizeMemo::PrintedSizeMemo(MLIRContext *ctx,
-                                 const OpPrintingFlags &flags)
-    : state(std::make_unique<AsmState>(ctx, flags)),
+                                 const OpPrintingFlags &flags,
+                                 const OpPrintingFlags &moduleFlags)
+    : state(std::make_unique<AsmState>(ctx, flags)), moduleFlags(moduleFlags),
       asmInterfaces(std::make_unique<
                     DialectInterfaceCollection<OpAsmDialectInterface>>(ctx)) {}
 PrintedSizeMemo::~PrintedSizeMemo() = default;
+
+void PrintedSizeMemo::clearUsedAliases() {
+  usedAliases.clear();
+  usedSet.clear();
+}
+
+void PrintedSizeMemo::noteUse(const void *key) {
+  auto it = aliasesOf.find(key);
+  if (it == aliasesOf.end())
+    return;
+  for (const void *symbol : it->second)
+    if (usedSet.insert(symbol).second)
+      usedAliases.push_back(symbol);
+}
+
+/// The values with an alias of their own in `x` (x itself, or in its
+/// sub-elements); false where the module printer's text would not be
+/// replicated: an aliased value inside an aliased value (definitions print
+/// nested aliases), or something aliased without an alias of its own (a
+/// dialect resource printed at the end of the file).
+template <typename T>
+bool PrintedSizeMemo::collectAliases(T x,
+                                     llvm::SmallVectorImpl<const void *> &out) {
+  bool own;
+  if constexpr (std::is_same_v<T, Type>)
+    own = typeHasAlias && typeHasAlias(x);
+  else
+    own = attrHasAlias && attrHasAlias(x);
+  bool ok = true, nested = false;
+  auto visit = [&](auto sub) {
+    bool deep;
+    if constexpr (std::is_same_v<decltype(sub), Type>)
+      deep = typeAliased && typeAliased(sub);
+    else
+      deep = attrAliased && attrAliased(sub);
+    if (!deep || !ok)
+      return;
+    nested = true;
+    ok = !own && collectAliases(sub, out);
+  };
+  if constexpr (std::is_same_v<T, Type>) {
+    if (auto memref = llvm::dyn_cast<MemRefType>(x)) {
+      // (An identity layout is not printed.)
+      visit(memref.getElementType());
+      if (memref.getMemorySpace())
+        visit(memref.getMemorySpace());
+      if (!memref.getLayout().isIdentity())
+        visit(Attribute(memref.getLayout()));
+    } else {
+      x.walkImmediateSubElements([&](Attribute a) { visit(a); },
+                                 [&](Type t) { visit(t); });
+    }
+  } else {
+    x.walkImmediateSubElements([&](Attribute a) { visit(a); },
+                               [&](Type t) { visit(t); });
+  }
+  if (!ok || (!own && !nested))
+    return false;
+  if (own) {
+    out.push_back(x.getAsOpaquePointer());
+    defineAlias(x);
+  }
+  return true;
+}
+
+template <typename T> void PrintedSizeMemo::defineAlias(T symbol) {
+  auto [it, inserted] = aliasDefs.try_emplace(symbol.getAsOpaquePointer());
+  if (!inserted)
+    return;
+  AliasDef def;
+  withAliasesOf(symbol, moduleFlags, [&](AsmState &aliasState) {
+    llvm::raw_string_ostream os(def.name);
+    printWith(symbol, os, aliasState, false);
+  });
+  // `#name = <text without aliases>` and a newline.
+  Size text = measureText([&](raw_ostream &os) {
+    printWith(symbol, os, *state, false);
+  });
+  def.bytes = uint32_t(def.name.size() + 3 + text.bytes + 1);
+  def.newlines = text.newlines + 1;
+  aliasDefs[symbol.getAsOpaquePointer()] = std::move(def);
+}
+
+template <typename T> void PrintedSizeMemo::aliasForm(T x, Size &size) {
+  llvm::SmallVector<const void *, 1> symbols;
+  if (!collectAliases(x, symbols))
+    return;
+  CountStream os;
+  withAliasesOf(x, moduleFlags, [&](AsmState &aliasState) {
+    printWith(x, os, aliasState, false);
+  });
+  size.aliasKnown = true;
+  size.aliasDeltaBytes = int32_t(int64_t(os.bytes()) - size.bytes);
+  size.aliasDeltaNewlines = int32_t(int64_t(os.newlines()) - size.newlines);
+  aliasesOf[x.getAsOpaquePointer()] = std::move(symbols);
+}
 
 PrintedSizeMemo::Size PrintedSizeMemo::of(Type t) {
   auto [it, inserted] = types.try_emplace(t.getAsOpaquePointer());
@@ -453,22 +665,67 @@ PrintedSizeMemo::Size PrintedSizeMemo::of(Type t) {
     Size size =
         measureText([&](raw_ostream &os) { t.print(os, *state); });
     size.aliased = typeAliased && typeAliased(t);
+    if (size.aliased)
+      aliasForm(t, size);
     it = types.find(t.getAsOpaquePointer()); // (the map may have grown)
     it->second = size;
   }
+  if (it->second.aliased)
+    noteUse(t.getAsOpaquePointer());
   return it->second;
+}
+
+/// `dense<"0x...">`, the form MLIR prints a large dense attribute in
+/// (AsmPrinter::Impl::printDenseIntOrFPElementsAttr): counted from the size
+/// of its data instead of formatting megabytes of hex.
+static std::optional<PrintedSizeMemo::Size>
+hexDenseSize(Attribute a, const OpPrintingFlags &flags) {
+  auto dense = llvm::dyn_cast<DenseIntOrFPElementsAttr>(a);
+  if (!dense || dense.isSplat() ||
+      llvm::endianness::native != llvm::endianness::little ||
+      flags.shouldElideElementsAttr(dense) ||
+      !flags.shouldPrintElementsAttrWithHex(dense))
+    return std::nullopt;
+  // dense<  "0x  hex  "  >
+  uint64_t bytes = 6 + 3 + 2 * uint64_t(dense.getRawData().size()) + 1 + 1;
+  return PrintedSizeMemo::Size{uint32_t(bytes), 0, false};
+}
+
+/// A long string attribute (`"..."` with llvm::printEscapedString's
+/// escapes), counted from its bytes.
+static std::optional<PrintedSizeMemo::Size> stringSize(Attribute a) {
+  auto str = llvm::dyn_cast<StringAttr>(a);
+  if (!str || str.size() < 256 || !llvm::isa<NoneType>(str.getType()))
+    return std::nullopt;
+  uint64_t bytes = 2;
+  for (unsigned char c : str.getValue())
+    bytes += c == '\\' ? 2 : (llvm::isPrint(c) && c != '"') ? 1 : 3;
+  return PrintedSizeMemo::Size{uint32_t(bytes), 0, false};
 }
 
 PrintedSizeMemo::Size PrintedSizeMemo::of(Attribute a, bool elideType) {
   auto &map = elideType ? attrsNoType : attrs;
   auto [it, inserted] = map.try_emplace(a.getAsOpaquePointer());
   if (inserted) {
-    Size size = measureText(
-        [&](raw_ostream &os) { a.print(os, *state, elideType); });
+    std::optional<Size> hex = hexDenseSize(a, moduleFlags);
+    if (!hex)
+      hex = stringSize(a);
+    if (hex && !elideType && llvm::isa<DenseIntOrFPElementsAttr>(a)) {
+      Size type = of(llvm::cast<TypedAttr>(a).getType());
+      hex->bytes += 3 + type.bytes; // " : tensor<...>"
+      hex->newlines += type.newlines;
+    }
+    Size size = hex ? *hex : measureText([&](raw_ostream &os) {
+      a.print(os, *state, elideType);
+    });
     size.aliased = attrAliased && attrAliased(a);
+    if (size.aliased && !elideType)
+      aliasForm(a, size);
     it = map.find(a.getAsOpaquePointer());
     it->second = size;
   }
+  if (it->second.aliased)
+    noteUse(a.getAsOpaquePointer());
   return it->second;
 }
 
@@ -481,22 +738,25 @@ bool q2::profiling::detail::sizePrinterSupports(const OpPrintingFlags &f) {
 bool q2::profiling::detail::countPrintedSize(Operation *op, AsmState &state,
                                              const OpPrintingFlags &flags,
                                              PrintedSizeMemo &memo,
-                                             uint64_t &bytes,
-                                             uint64_t &newlines,
-                                             bool &aliased) {
-  if (!sizePrinterSupports(flags) || !op->getParentOp())
+                                             PrintedSize &out) {
+  if (!sizePrinterSupports(flags))
     return false;
   // Verification (which may switch to the generic form) is not replicated.
   if (!flags.shouldAssumeVerified())
     return false;
   CountStream os;
   memo.valueNames.clear(); // of another state
+  memo.clearUsedAliases();
   SizeOpPrinter printer(os, state, memo, memo.interfaces());
   printer.printFullOpWithIndent(op);
   if (printer.unsupported)
     return false;
-  bytes = os.bytes();
-  newlines = os.newlines();
-  aliased = os.aliased;
+  out.bytes = os.bytes();
+  out.newlines = os.newlines();
+  out.aliased = os.aliased;
+  out.aliasKnown = os.aliasKnown;
+  out.aliasDeltaBytes = os.aliasDeltaBytes;
+  out.aliasDeltaNewlines = os.aliasDeltaNewlines;
+  out.aliases.assign(memo.usedAliases.begin(), memo.usedAliases.end());
   return true;
 }

@@ -24,10 +24,13 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace mlir {
 class Operation;
@@ -40,19 +43,42 @@ namespace q2::profiling::detail {
 /// context with one set of flags; kept across prints.
 class PrintedSizeMemo {
 public:
-  PrintedSizeMemo(mlir::MLIRContext *ctx, const mlir::OpPrintingFlags &flags);
+  /// `flags`: an op's own print (local scope); `moduleFlags`: the module's,
+  /// whose aliases the alias forms are printed with.
+  PrintedSizeMemo(mlir::MLIRContext *ctx, const mlir::OpPrintingFlags &flags,
+                  const mlir::OpPrintingFlags &moduleFlags);
   ~PrintedSizeMemo();
   struct Size {
     uint32_t bytes = 0, newlines = 0;
     /// The module printer would print it (or part of it) as an alias.
     bool aliased = false;
+    /// For an aliased value: how its text changes when printed with the
+    /// module's aliases (`#map` for `affine_map<...>`), and whether that is
+    /// known (aliased sub-elements of an aliased value are not replicated).
+    bool aliasKnown = false;
+    int32_t aliasDeltaBytes = 0, aliasDeltaNewlines = 0;
+  };
+  /// An alias the module printer defines at the top of the file.
+  struct AliasDef {
+    uint32_t bytes = 0, newlines = 0; ///< of `#name = ...\n`
+    std::string name;                 ///< `#map`, `!t`
   };
   /// Set by the owner: whether a type / attribute is aliased at module
-  /// level (asked once per uniqued value).
+  /// level, itself or in a sub-element (asked once per uniqued value) ...
   std::function<bool(mlir::Type)> typeAliased;
   std::function<bool(mlir::Attribute)> attrAliased;
+  /// ... and whether it has an alias of its own.
+  std::function<bool(mlir::Type)> typeHasAlias;
+  std::function<bool(mlir::Attribute)> attrHasAlias;
   Size of(mlir::Type t);
   Size of(mlir::Attribute a, bool elideType);
+  /// The aliases of the values of(...) returned since the last clear (each
+  /// once, in first-use order).
+  llvm::SmallVector<const void *, 4> usedAliases;
+  void clearUsedAliases();
+  const AliasDef &aliasDef(const void *symbol) const {
+    return aliasDefs.find(symbol)->second;
+  }
   mlir::DialectInterfaceCollection<mlir::OpAsmDialectInterface> &interfaces() {
     return *asmInterfaces;
   }
@@ -61,22 +87,44 @@ public:
   llvm::DenseMap<const void *, uint32_t> valueNames;
 
 private:
+  void noteUse(const void *key);
+  /// Fills the alias fields of `size` for the aliased `x`.
+  template <typename T> void aliasForm(T x, Size &size);
+  template <typename T>
+  bool collectAliases(T x, llvm::SmallVectorImpl<const void *> &out);
+  template <typename T> void defineAlias(T symbol);
   std::unique_ptr<mlir::AsmState> state; ///< no aliases, the cache's flags
+  mlir::OpPrintingFlags moduleFlags;
+  llvm::DenseMap<const void *, llvm::SmallVector<const void *, 1>> aliasesOf;
+  llvm::DenseMap<const void *, AliasDef> aliasDefs;
+  llvm::DenseSet<const void *> usedSet;
   std::unique_ptr<
       mlir::DialectInterfaceCollection<mlir::OpAsmDialectInterface>>
       asmInterfaces;
   llvm::DenseMap<const void *, Size> types, attrs, attrsNoType;
 };
 
-/// Bytes and '\n's of `op->print(os, state)` for `op` nested in a module and
-/// `state` an AsmState of `op` with `flags` (local scope). False when the
-/// op uses something not replicated here (nothing is counted then).
-/// `aliased`: a type or attribute the module printer would see in `op` (what
-/// is printed, and all block argument types) is aliased at module level.
+/// What countPrintedSize counted.
+struct PrintedSize {
+  uint64_t bytes = 0, newlines = 0;
+  /// A type or attribute the module printer would see in the op (what is
+  /// printed, and all block argument types) is aliased at module level.
+  bool aliased = false;
+  /// With the module's aliases: the text's size (when `aliasKnown`) and the
+  /// aliases it needs defined (memo.aliasDef).
+  bool aliasKnown = true;
+  int64_t aliasDeltaBytes = 0, aliasDeltaNewlines = 0;
+  llvm::SmallVector<const void *, 4> aliases;
+};
+
+/// Bytes and '\n's of `op->print(os, state)` for `op` nested in a module (or
+/// a top-level op without values, as printed without what the top level
+/// adds) and `state` an AsmState of `op` with `flags` (local scope), and how the text
+/// changes inside a module printed with aliases. False when the op uses
+/// something not replicated here (nothing is counted then).
 bool countPrintedSize(mlir::Operation *op, mlir::AsmState &state,
                       const mlir::OpPrintingFlags &flags,
-                      PrintedSizeMemo &memo, uint64_t &bytes,
-                      uint64_t &newlines, bool &aliased);
+                      PrintedSizeMemo &memo, PrintedSize &out);
 
 /// Whether countPrintedSize can ever succeed with these flags.
 bool sizePrinterSupports(const mlir::OpPrintingFlags &flags);

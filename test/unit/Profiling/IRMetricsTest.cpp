@@ -14,6 +14,9 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/AsmParser/Parser.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -24,6 +27,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
+#include <random>
 
 using namespace q2::profiling;
 
@@ -206,6 +211,80 @@ define void @g() {
   EXPECT_EQ(copy, text);
 }
 
+TEST(ProfIRMetrics, LargeConstantArraysCountedFromTheirData) {
+  // Arrays of every integer width LLVM prints as numbers (negative values,
+  // the extremes), strings with escapes, an array used twice (printed, not
+  // set aside) and i1 (printed as true/false): the count is the print's,
+  // and the module is unchanged afterwards.
+  llvm::LLVMContext ctx;
+  llvm::Module mod("arrays", ctx);
+  std::mt19937_64 rng(3);
+  auto addGlobal = [&](llvm::Constant *init, llvm::StringRef name) {
+    return new llvm::GlobalVariable(mod, init->getType(), true,
+                                    llvm::GlobalValue::PrivateLinkage, init,
+                                    name);
+  };
+  llvm::SmallVector<int8_t> i8s;
+  llvm::SmallVector<int16_t> i16s;
+  llvm::SmallVector<int32_t> i32s;
+  llvm::SmallVector<int64_t> i64s;
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    i8s.push_back(int8_t(rng()));
+    i16s.push_back(int16_t(rng()));
+    i32s.push_back(i % 7 ? int32_t(rng() % 2000) - 1000 : int32_t(rng()));
+    i64s.push_back(int64_t(rng()));
+    text.push_back(char(i % 5 ? 'a' + i % 26 : rng() % 256));
+  }
+  llvm::SmallVector<double> doubles;
+  for (int i = 0; i < 3000; ++i)
+    doubles.push_back(i % 3 == 0   ? double(int(rng() % 2000) - 1000) / 8
+                      : i % 3 == 1 ? llvm::bit_cast<double>(rng())
+                                   : double(rng() % 100000) * 1e-3);
+  doubles[0] = -0.0;
+  doubles[1] = std::numeric_limits<double>::infinity();
+  doubles[2] = std::numeric_limits<double>::quiet_NaN();
+  doubles[3] = std::numeric_limits<double>::denorm_min();
+  addGlobal(llvm::ConstantDataArray::get(ctx, llvm::ArrayRef(doubles)),
+            "doubles");
+  i32s[0] = std::numeric_limits<int32_t>::min();
+  i64s[1] = std::numeric_limits<int64_t>::min();
+  i64s[2] = std::numeric_limits<int64_t>::max();
+  text += "\\\"\n";
+  addGlobal(llvm::ConstantDataArray::get(ctx, llvm::ArrayRef(i16s)), "i16s");
+  addGlobal(llvm::ConstantDataArray::get(ctx, llvm::ArrayRef(i32s)), "i32s");
+  addGlobal(llvm::ConstantDataArray::get(ctx, llvm::ArrayRef(i64s)), "i64s");
+  addGlobal(llvm::ConstantDataArray::getString(ctx, text, false), "str");
+  auto *shared = llvm::ConstantDataArray::get(
+      ctx, llvm::ArrayRef(reinterpret_cast<const uint8_t *>(i8s.data()),
+                          i8s.size()));
+  addGlobal(shared, "shared1");
+  addGlobal(shared, "shared2");
+  llvm::SmallVector<llvm::Constant *> bits;
+  for (int i = 0; i < 500; ++i)
+    bits.push_back(llvm::ConstantInt::getBool(ctx, i % 3));
+  addGlobal(llvm::ConstantArray::get(
+                llvm::ArrayType::get(llvm::Type::getInt1Ty(ctx), 500), bits),
+            "bits");
+  std::string before;
+  {
+    llvm::raw_string_ostream os(before);
+    mod.print(os, nullptr);
+  }
+  IRMetrics m = measureIR(mod);
+  EXPECT_EQ(m.bytes, before.size());
+  EXPECT_EQ(m.lines, newlines(before));
+  std::string after;
+  {
+    llvm::raw_string_ostream os(after);
+    mod.print(os, nullptr);
+  }
+  EXPECT_EQ(after, before);
+  for (llvm::GlobalVariable &g : mod.globals())
+    EXPECT_FALSE(llvm::isa<llvm::ConstantAggregateZero>(g.getInitializer()))
+        << g.getName().str();
+}
+
 TEST(ProfIRMetrics, BufferAndFile) {
   IRMetrics m = measureBuffer(llvm::StringRef("\x7f"
                                               "ELF\n\0\n",
@@ -301,21 +380,111 @@ TEST(ProfIRMetricsCache, ComposedEqualsWholePrintAndReprintsOnlyChanges) {
   EXPECT_EQ(cache.stats().fullPrints, 0u);
 }
 
-TEST(ProfIRMetricsCache, AliasesAndModuleValuesPrintWhole) {
+TEST(ProfIRMetricsCache, LargeDenseAttributesCountedFromTheirData) {
+  // Large dense attributes print as hex (`dense<"0x...">`), small ones and
+  // splats as numbers; with and without their type.
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                  mlir::LLVM::LLVMDialect>();
+  std::string text = "func.func @f() {\n";
+  for (int n : {3, 100, 101, 700}) {
+    std::string values, floats;
+    for (int i = 0; i < n; ++i) {
+      std::string v = std::to_string((i * 7919) % 1000 - 500);
+      values += (i ? ", " : "") + v;
+      floats += (i ? ", " : "") + v + ".25";
+    }
+    text += "  %a" + std::to_string(n) + " = arith.constant dense<[" +
+            values + "]> : tensor<" + std::to_string(n) + "xi32>\n";
+    text += "  %f" + std::to_string(n) + " = arith.constant dense<[" +
+            floats + "]> : tensor<" + std::to_string(n) + "xf64>\n";
+  }
+  text += "  %s = arith.constant dense<7> : tensor<500xi16>\n  return\n}\n";
+  text += "llvm.mlir.global private constant @g(dense<[1, 2, 3, 4, 5, 6, 7, "
+          "8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, "
+          "25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, "
+          "41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, "
+          "57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, "
+          "73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, "
+          "89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102]> : "
+          "tensor<102xi8>) {addr_space = 0 : i32} : !llvm.array<102 x i8>\n";
+  // A long string with quotes, backslashes and control characters.
+  std::string str;
+  size_t length = 0;
+  for (int i = 0; i < 600; ++i) {
+    bool escape = i % 50 == 0 || i % 61 == 0 || i % 7 == 0;
+    str += i % 50 == 0   ? "\\22"
+           : i % 61 == 0 ? "\\5C"
+           : i % 7 == 0  ? "\\0A"
+                         : "ab";
+    length += escape ? 1 : 2;
+  }
+  text += "llvm.mlir.global private constant @s(\"" + str +
+          "\") {addr_space = 0 : i32} : !llvm.array<" +
+          std::to_string(length) + " x i8>\n";
+  auto mod = parse(ctx, text);
+  ASSERT_TRUE(mod);
+  ::setenv("Q2_IR_METRICS_VERIFY", "1", 1);
+  IRMetricsCache cache(verifiedFlags());
+  ::unsetenv("Q2_IR_METRICS_VERIFY");
+  expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(cache.stats().sizeMismatches, 0u);
+  EXPECT_EQ(cache.stats().fullPrints, 0u);
+  EXPECT_EQ(cache.stats().opPrints, 0u);
+}
+
+TEST(ProfIRMetricsCache, AliasesComposeOrPrintWhole) {
   mlir::MLIRContext ctx;
   ctx.allowUnregisteredDialects();
-  // #map is printed once at module level and referenced in the op: the
-  // module is not the sum of its ops' own prints.
+  ctx.loadDialect<mlir::memref::MemRefDialect, mlir::LLVM::LLVMDialect>();
+  // #map is printed once at module level and referenced in the ops (also
+  // inside an array and a type, and as a block argument type that is not
+  // printed), #loop_annotation likewise: the module is its ops with the
+  // aliases' names plus the definitions.
+  // The module's own attributes are counted too (the frame).
   auto mod = parse(ctx, R"mlir(
-func.func @f() attributes {m = affine_map<(d0) -> (d0 + 1)>} {
+module attributes {q2.note = "a \"quoted\" note", q2.x = 1.5 : f64,
+                   q2.list = [1, 2, -0.25]} {
+func.func @f() attributes {m = affine_map<(d0) -> (d0 + 1)>,
+                           maps = [affine_map<(d0) -> (d0 + 1)>, 3]} {
   return
+}
+func.func @g(%a: memref<4xf32, affine_map<(d0) -> (d0 + 1)>>) {
+  llvm.br ^bb1 {loop_annotation = #llvm.loop_annotation<disableNonforced = true>}
+^bb1:
+  return
+}
+func.func @h() {
+  "test.region"() ({
+  ^bb0(%x: memref<2xf32, affine_map<(d0) -> (d0 * 2)>>):
+    "test.end"() : () -> ()
+  }) : () -> ()
+  return
+}
 }
 )mlir");
   ASSERT_TRUE(mod);
   IRMetricsCache cache(verifiedFlags());
+  // @h's block argument type is visited (#map1 defined) but not printed;
+  // the test ops are printed by MLIR, not counted: a whole print.
   expectSame(cache.measure(*mod), measureIR(*mod, verifiedFlags()));
-  EXPECT_EQ(cache.stats().fullPrints, 1u);
-  EXPECT_EQ(cache.stats().opPrints, 0u);
+  (*mod->getBody()->getOperations().rbegin()).erase();
+  IRMetricsCache c1(verifiedFlags());
+  expectSame(c1.measure(*mod), measureIR(*mod, verifiedFlags()));
+  EXPECT_EQ(c1.stats().fullPrints, 0u);
+  EXPECT_EQ(c1.stats().opPrints, 0u);
+
+  // Two maps: #map and #map1, numbered in an order not replicated: whole.
+  auto two = parse(ctx, R"mlir(
+func.func @f() attributes {a = affine_map<(d0) -> (d0 + 1)>,
+                           b = affine_map<(d0) -> (d0 + 2)>} {
+  return
+}
+)mlir");
+  ASSERT_TRUE(two);
+  IRMetricsCache c4(verifiedFlags());
+  expectSame(c4.measure(*two), measureIR(*two, verifiedFlags()));
+  EXPECT_EQ(c4.stats().fullPrints, 1u);
 
   // A value defined at module level is numbered in the module's scope.
   auto vals = parse(ctx, R"mlir(
@@ -374,6 +543,9 @@ llvm.func @structs(%p: !llvm.ptr, %n: i64) -> !llvm.struct<(ptr, ptr, i64, array
   %2 = llvm.insertvalue %n, %1[3, 1] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>)>
   %3 = llvm.getelementptr %p[%n] : (!llvm.ptr, i64) -> !llvm.ptr, f32
   %4 = llvm.load %3 {alignment = 4 : i64} : !llvm.ptr -> f32
+  "llvm.intr.memcpy"(%p, %p, %n) <{isVolatile = false}> {q2.tag = 1 : i32} : (!llvm.ptr, !llvm.ptr, i64) -> ()
+  %5 = llvm.mlir.constant(-2.5e-7 : f64) : f64
+  %6 = llvm.mlir.constant(0.1 : f64) : f64
   llvm.return %2 : !llvm.struct<(ptr, ptr, i64, array<2 x i64>)>
 }
 )mlir");

@@ -211,7 +211,7 @@ TEST_F(ProfInstrumentation, NestedPipelinesAndIRMetricsPerPass) {
   ASSERT_EQ(ps.size(), 4u);
   // [0] adaptor on the module, [1] cse on @f, [2] cse on @g, [3] sleep.
   EXPECT_TRUE(ps[0].isAdaptor);
-  EXPECT_EQ(ps[0].name, "pipeline(func.func)");
+  EXPECT_EQ(ps[0].name, "'func.func' Pipeline"); // as --mlir-timing names it
   EXPECT_EQ(ps[0].depth, 0u);
   EXPECT_FALSE(ps[0].irAfter.has_value());
   for (int i : {1, 2}) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "q2/Dialect/QPE/IR/QPEDialect.h"
+#include "q2/Support/FloatFormat.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -45,8 +46,9 @@ template <class T> void printValue(AsmPrinter &p, const T &v) {
   } else if constexpr (std::is_same_v<T, bool>) {
     p << (v ? "true" : "false");
   } else if constexpr (std::is_floating_point_v<T>) {
-    // Parses back bit for bit.
-    p.printFloat(llvm::APFloat(double(v)));
+    // Parses back bit for bit; MLIR's printFloat text, without its cost
+    // (10^5 coefficients are common).
+    q2::writeMLIRFloat(p.getStream(), double(v));
   } else if constexpr (std::is_integral_v<T>) {
     p << uint64_t(v);
   } else if constexpr (std::is_enum_v<T>) {

@@ -499,6 +499,48 @@ static void printQubitIndex(OpAsmPrinter &printer, Operation *, Value idx,
     printer << idxAttr.getInt();
 }
 
+/// A gate table's records as DenseI32ArrayAttr prints them stripped
+/// (`[1, 0, -1]`), each number formatted into a small buffer: a table has
+/// 10^6 entries, and the attribute's own printer costs about four times as
+/// much (every print of the IR, including the profiler's size counts).
+static ParseResult parseGateRecords(OpAsmParser &parser,
+                                    DenseI32ArrayAttr &records) {
+  return parser.parseCustomAttributeWithFallback(records);
+}
+
+static void printGateRecords(OpAsmPrinter &printer, Operation *,
+                             DenseI32ArrayAttr records) {
+  raw_ostream &os = printer.getStream();
+  char buf[4096];
+  size_t n = 0;
+  buf[n++] = '[';
+  bool first = true;
+  for (int32_t v : records.asArrayRef()) {
+    if (n > sizeof(buf) - 16) {
+      os.write(buf, n);
+      n = 0;
+    }
+    if (!first) {
+      buf[n++] = ',';
+      buf[n++] = ' ';
+    }
+    first = false;
+    uint32_t u = v < 0 ? 0u - uint32_t(v) : uint32_t(v);
+    if (v < 0)
+      buf[n++] = '-';
+    char digits[10];
+    int k = 0;
+    do {
+      digits[k++] = char('0' + u % 10);
+      u /= 10;
+    } while (u);
+    while (k)
+      buf[n++] = digits[--k];
+  }
+  buf[n++] = ']';
+  os.write(buf, n);
+}
+
 #include "q2/Dialect/Quantum/IR/QuantumInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES

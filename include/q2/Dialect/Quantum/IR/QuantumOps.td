@@ -189,7 +189,8 @@ def Quantum_GateTableOp : Quantum_Op<"gate_table",
   let results = (outs Variadic<Quantum_BitType>:$out_qubits);
   let assemblyFormat = [{
     $in_qubits (`params` `(` $params^ `:` type($params) `)`)?
-    `kinds` $kinds (`words` $words^)? `records` $records attr-dict
+    `kinds` $kinds (`words` $words^)? `records` custom<GateRecords>($records)
+    attr-dict
     `:` type($out_qubits)
   }];
   let extraClassDeclaration = [{

@@ -1,0 +1,40 @@
+// Pass records are named as --mlir-timing names the passes, also passes
+// that run pipelines of their own (regression: `inline` was recorded as
+// "Inline,func.func,func.funcr" and sparsification-and-bufferization as
+// "SparsificationAndBufferizatio,builtin.module,builtin.modulen"), and
+// nested-pipeline adaptors are named as --mlir-timing names the pipeline.
+// The input is an upstream sparse-tensor integration test
+// (Inputs/llvm-project/README.md).
+//
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: mlir-opt-22 %S/Inputs/llvm-project/dense_output.mlir -o /dev/null \
+// RUN:   --mlir-disable-threading --mlir-timing --mlir-timing-display=tree \
+// RUN:   --pass-pipeline='builtin.module(inline,sparsification-and-bufferization,func.func(canonicalize))' \
+// RUN:   2> %t/timing.txt
+// RUN: mlir-opt-22 --load-pass-plugin=%q2_plugin %S/Inputs/llvm-project/dense_output.mlir -o /dev/null \
+// RUN:   --pass-pipeline='builtin.module(q2-profile{pipeline="inline,sparsification-and-bufferization,func.func(canonicalize)" report=%t/r.json})'
+// RUN: %python %S/Inputs/pass_names_check.py %t/r.json %t/timing.txt | FileCheck %s
+//
+// The same pass names from q2-opt's own pass manager (--profile-passes on
+// an MLIR program), whose --mlir-timing it prints for every stage.
+// RUN: q2-qpe %examples/hamiltonians/h2_0.7414.FCIDUMP --n-est 3 --n-trotter 2 -o %t/h2.mlir
+// RUN: q2-opt %t/h2.mlir --run 0 -o %t/h2.o \
+// RUN:   --profile-passes --report %t/q2.json --mlir-timing --mlir-timing-display=tree 2> %t/q2timing.txt
+// RUN: %python %S/Inputs/pass_names_check.py %t/q2.json %t/q2timing.txt | FileCheck %s --check-prefix=Q2
+
+// CHECK: record Inliner
+// CHECK: record Canonicalizer
+// CHECK: record SparsificationAndBufferization
+// CHECK: record PreSparsificationRewrite
+// CHECK: record 'func.func' Pipeline
+// CHECK: record EmptyTensorToAllocTensorPass
+// CHECK: record SparseTensorCodegen
+// MLIR's timer merges the second func.func pipeline inside
+// SparsificationAndBufferization into the first and does not print its
+// pass; the record is there (the pass ran, once per function).
+// CHECK: missing-from-timing StageSparseOperations
+// CHECK-NOT: missing-from
+// CHECK: checked 14 names
+
+// Q2-NOT: missing-from
+// Q2: checked
