@@ -81,6 +81,8 @@ private:
   /// The lifetime peak the footer printed: the report carries the same
   /// figure (read again later, it would include writing the report).
   std::optional<uint64_t> shownPeak;
+  std::optional<prof::HeapPeakRecord> shownHeap; ///< the footer's, reported
+
 };
 
 int DriverRun::checkPaths() {
@@ -133,6 +135,8 @@ int DriverRun::finish(int code) {
   // The report is built only when asked for: it copies every pass and
   // sample.
   session.finish(code != 0, !o.reportPath.empty(), shownPeak);
+  if (shownHeap)
+    session.report().phaseB.heap = *shownHeap;
   if (!o.reportPath.empty()) {
     if (llvm::Error e = prof::writeReport(o.reportPath, session.report())) {
       fail(llvm::toString(std::move(e)));
@@ -279,6 +283,8 @@ int DriverRun::run() {
        << (report.phaseC && report.phaseC->skipped
                ? " MB\n"
                : " MB (stages Load/Execute are in the report)\n");
+    shownHeap = profiler->heapPeak();
+    os << prof::formatHeapPeak(*shownHeap);
   }
   if (int code = writeOutput(session.result(), session.module()))
     return finish(code);

@@ -1,0 +1,332 @@
+//===- HeapCounter.cpp - Exact live-heap counting by malloc interposition -===//
+//
+// Defines the malloc family over glibc's allocator (its __libc_* entry
+// points) and counts the requested bytes of every block.
+//
+// The size of a block is needed again when it is freed. It is kept in a
+// footer: each request asks glibc for 8 bytes more, and the last 8 usable
+// bytes of the chunk hold the requested size plus a tag derived from the
+// address. The usable size comes from glibc's chunk header (what
+// malloc_usable_size reads). A footer rather than a header keeps the
+// pointers glibc returns (alignment, malloc_usable_size and a free that
+// bypasses us all stay valid), and for requests that are a multiple of 8 it
+// costs a larger chunk only when the request filled its chunk exactly. A
+// block whose footer does not carry its tag was not allocated here: its
+// free is counted in foreign_frees and subtracts nothing.
+//
+// Counting is a handful of loads and stores while the process has one
+// thread (glibc's __libc_single_threaded, as glibc's own malloc does) and
+// relaxed atomics once it has more; no locks, no allocation, no
+// initialization (the counters are zero-initialized statics, valid from the
+// first malloc of the process, before any constructor).
+//
+// Built twice from this one file: into q2-opt (so that every library it
+// loads binds to these definitions) and as lib/libq2_heap.so for LD_PRELOAD.
+//
+//===----------------------------------------------------------------------===//
+
+#include "q2/Profiling/Heap/HeapCounter.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <sys/single_threaded.h>
+#include <unistd.h>
+
+extern "C" {
+void *__libc_malloc(size_t);
+void __libc_free(void *);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
+void *__libc_valloc(size_t);
+}
+
+#define Q2_HEAP_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+constexpr size_t kFooter = sizeof(uint64_t);
+/// Requests are refused above this (glibc cannot serve them either); the
+/// bits above it hold the tag.
+constexpr uint64_t kSizeBits = 48;
+constexpr uint64_t kSizeMask = (uint64_t(1) << kSizeBits) - 1;
+
+struct Counters {
+  std::atomic<uint64_t> live{0}, window{0}, peak{0}, allocated{0}, allocs{0},
+      foreign{0};
+};
+Counters counters; // constant-initialized: no constructor runs
+
+inline bool singleThreaded() { return __libc_single_threaded != 0; }
+
+inline void raiseTo(std::atomic<uint64_t> &a, uint64_t v) {
+  uint64_t cur = a.load(std::memory_order_relaxed);
+  while (v > cur &&
+         !a.compare_exchange_weak(cur, v, std::memory_order_relaxed))
+    ;
+}
+
+/// Live bytes grew to `live`, above the current window's peak.
+__attribute__((noinline)) void newPeak(uint64_t live) {
+  raiseTo(counters.window, live);
+  raiseTo(counters.peak, live);
+}
+
+/// Plain loads and stores while the process has one thread; the counters
+/// are only read elsewhere.
+inline uint64_t addST(std::atomic<uint64_t> &a, uint64_t v) {
+  uint64_t x = a.load(std::memory_order_relaxed) + v;
+  a.store(x, std::memory_order_relaxed);
+  return x;
+}
+/// Wraps: adding -n subtracts n exactly.
+inline uint64_t addMT(std::atomic<uint64_t> &a, uint64_t v) {
+  return a.fetch_add(v, std::memory_order_relaxed) + v;
+}
+
+/// An allocation of `n` bytes; `freed` bytes of an old block went with it
+/// (realloc).
+inline void countAlloc(uint64_t n, uint64_t freed = 0) {
+  Counters &c = counters;
+  uint64_t live;
+  if (__builtin_expect(singleThreaded(), 1)) {
+    live = addST(c.live, n - freed);
+    addST(c.allocated, n);
+    addST(c.allocs, 1);
+  } else {
+    live = addMT(c.live, n - freed);
+    addMT(c.allocated, n);
+    addMT(c.allocs, 1);
+  }
+  if (n > freed && live > c.window.load(std::memory_order_relaxed))
+    newPeak(live);
+}
+
+inline void countFree(uint64_t n) {
+  if (__builtin_expect(singleThreaded(), 1))
+    addST(counters.live, -n);
+  else
+    addMT(counters.live, -n);
+}
+
+inline void countForeign() {
+  counters.foreign.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// Usable bytes of a chunk glibc returned, from its header (the size field
+/// before the block; bit 1 marks an mmapped chunk, whose header is 16 bytes
+/// instead of the 8 a chunk borrows from its successor).
+inline size_t usableSize(void *p) {
+  size_t field = static_cast<size_t *>(p)[-1];
+  size_t size = field & ~size_t(7);
+  return (field & 2) ? size - 16 : size - 8;
+}
+
+inline uint64_t tagOf(void *p) {
+  return ((reinterpret_cast<uintptr_t>(p) >> 4) ^ 0x51c3) & 0xffff;
+}
+
+/// Writes the footer of a fresh block of `n` requested bytes.
+inline void *seal(void *p, size_t n) {
+  uint64_t footer = (tagOf(p) << kSizeBits) | n;
+  std::memcpy(static_cast<char *>(p) + usableSize(p) - kFooter, &footer,
+              kFooter);
+  return p;
+}
+
+/// The requested size of a block, or false if it has no footer of ours.
+/// With `clear`, the footer is erased: a chunk glibc hands out again at the
+/// same address must not show it to a free that bypassed us.
+inline bool sizeOf(void *p, size_t &n, bool clear = false) {
+  size_t usable = usableSize(p);
+  if (usable < kFooter)
+    return false;
+  char *at = static_cast<char *>(p) + usable - kFooter;
+  uint64_t footer;
+  std::memcpy(&footer, at, kFooter);
+  n = size_t(footer & kSizeMask);
+  if ((footer >> kSizeBits) != tagOf(p) || n > usable - kFooter)
+    return false;
+  if (clear)
+    std::memset(at, 0, kFooter);
+  return true;
+}
+
+/// The request to pass on for `n` bytes, or false (errno ENOMEM) if none.
+inline bool padded(size_t n, size_t &request) {
+  if (n > kSizeMask - kFooter) {
+    errno = ENOMEM;
+    return false;
+  }
+  request = n + kFooter;
+  return true;
+}
+
+inline void *allocated(void *p, size_t n) {
+  if (!p)
+    return nullptr;
+  seal(p, n);
+  countAlloc(n);
+  return p;
+}
+
+inline void released(void *p) {
+  size_t n;
+  if (sizeOf(p, n, /*clear=*/true))
+    countFree(n);
+  else
+    countForeign();
+}
+
+inline void *alignedAlloc(size_t alignment, size_t n) {
+  size_t request;
+  if (!padded(n, request))
+    return nullptr;
+  return allocated(__libc_memalign(alignment, request), n);
+}
+
+} // namespace
+
+Q2_HEAP_EXPORT void *malloc(size_t n) {
+  size_t request;
+  if (!padded(n, request))
+    return nullptr;
+  return allocated(__libc_malloc(request), n);
+}
+
+Q2_HEAP_EXPORT void free(void *p) {
+  if (!p)
+    return;
+  // Counted before the block can be reused by another thread, so that
+  // live_bytes never holds both.
+  released(p);
+  __libc_free(p);
+}
+
+Q2_HEAP_EXPORT void *calloc(size_t count_, size_t size) {
+  size_t n, request;
+  if (__builtin_mul_overflow(count_, size, &n)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  if (!padded(n, request))
+    return nullptr;
+  return allocated(__libc_calloc(1, request), n);
+}
+
+Q2_HEAP_EXPORT void *realloc(void *p, size_t n) {
+  if (!p)
+    return malloc(n);
+  if (n == 0) { // glibc frees and returns null
+    free(p);
+    return nullptr;
+  }
+  size_t request;
+  if (!padded(n, request))
+    return nullptr;
+  size_t old = 0;
+  bool ours = sizeOf(p, old, /*clear=*/true); // glibc may free p
+  void *q = __libc_realloc(p, request);
+  if (!q) { // p is untouched
+    if (ours)
+      seal(p, old);
+    return nullptr;
+  }
+  seal(q, n);
+  countAlloc(n, old);
+  if (!ours)
+    countForeign();
+  return q;
+}
+
+Q2_HEAP_EXPORT void *reallocarray(void *p, size_t count_, size_t size) {
+  size_t n;
+  if (__builtin_mul_overflow(count_, size, &n)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(p, n);
+}
+
+Q2_HEAP_EXPORT void *memalign(size_t alignment, size_t n) {
+  return alignedAlloc(alignment, n);
+}
+
+Q2_HEAP_EXPORT void *aligned_alloc(size_t alignment, size_t n) {
+  return alignedAlloc(alignment, n);
+}
+
+Q2_HEAP_EXPORT int posix_memalign(void **out, size_t alignment, size_t n) {
+  if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 ||
+      alignment == 0)
+    return EINVAL;
+  int saved = errno;
+  void *p = alignedAlloc(alignment, n);
+  errno = saved;
+  if (!p)
+    return ENOMEM;
+  *out = p;
+  return 0;
+}
+
+Q2_HEAP_EXPORT void *valloc(size_t n) {
+  size_t request;
+  if (!padded(n, request))
+    return nullptr;
+  return allocated(__libc_valloc(request), n);
+}
+
+Q2_HEAP_EXPORT void *pvalloc(size_t n) {
+  // pvalloc hands out whole pages: that is what it allocated.
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  size_t rounded;
+  if (__builtin_add_overflow(n, page - 1, &rounded)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  rounded &= ~(page - 1);
+  return alignedAlloc(page, rounded ? rounded : page);
+}
+
+Q2_HEAP_EXPORT size_t malloc_usable_size(void *p) {
+  if (!p)
+    return 0;
+  // What was requested: the rest of the chunk holds the footer.
+  size_t n;
+  return sizeOf(p, n) ? n : usableSize(p);
+}
+
+Q2_HEAP_EXPORT unsigned q2_heap_abi_version(void) {
+  return Q2_HEAP_ABI_VERSION;
+}
+
+Q2_HEAP_EXPORT void q2_heap_read(q2_heap_counters *out) {
+  const Counters &c = counters;
+  auto get = [](const std::atomic<uint64_t> &a) {
+    return a.load(std::memory_order_relaxed);
+  };
+  out->live_bytes = get(c.live);
+  out->peak_bytes = get(c.peak);
+  out->allocated_bytes = get(c.allocated);
+  out->alloc_count = get(c.allocs);
+  out->foreign_frees = get(c.foreign);
+}
+
+Q2_HEAP_EXPORT uint64_t q2_heap_live_bytes(void) {
+  return counters.live.load(std::memory_order_relaxed);
+}
+
+Q2_HEAP_EXPORT uint64_t q2_heap_window_reset(void) {
+  Counters &c = counters;
+  uint64_t before =
+      c.window.exchange(c.live.load(std::memory_order_relaxed),
+                        std::memory_order_relaxed);
+  // An allocation on another thread between the two loads may have raised
+  // the window that was just replaced: the new one starts at least at what
+  // is live now.
+  raiseTo(c.window, c.live.load(std::memory_order_relaxed));
+  return before;
+}
