@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages q2-opt needs (only those missing) and
+# Installs the Debian 12 packages q2-opt needs (only those missing; valgrind
+# for the heap-massif test, test/massif) and
 # configures a Ninja build in build/. Idempotent; run as root (or via sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +9,8 @@ PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
       libeigen3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
       ninja-build cmake g++ python3 python3-matplotlib parallel
       pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
-      python3-pandas python3-pip python3-setuptools python3-venv)
+      python3-pandas python3-pip python3-setuptools python3-venv
+      valgrind)
 
 missing=()
 for p in "${PKGS[@]}"; do
