@@ -14,9 +14,9 @@
 // block whose footer does not carry its tag was not allocated here: its
 // free is counted in foreign_frees and subtracts nothing.
 //
-// Counting is a handful of loads and stores while the process has one
-// thread (glibc's __libc_single_threaded, as glibc's own malloc does) and
-// relaxed atomics once it has more; no locks, no allocation, no
+// Counting is a handful of plain loads and stores on the thread that
+// allocated first (the main thread, where a compiler works) and relaxed
+// atomic read-modify-writes on the others; no locks, no allocation, no
 // initialization (the counters are zero-initialized statics, valid from the
 // first malloc of the process, before any constructor).
 //
@@ -32,7 +32,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <sys/single_threaded.h>
 #include <unistd.h>
 
 extern "C" {
@@ -54,16 +53,38 @@ constexpr size_t kFooter = sizeof(uint64_t);
 constexpr uint64_t kSizeBits = 48;
 constexpr uint64_t kSizeMask = (uint64_t(1) << kSizeBits) - 1;
 
+/// One set of totals. Live bytes may wrap below zero in one set (a block
+/// allocated by one thread and freed by another): only sums are read.
+struct alignas(64) Totals {
+  std::atomic<uint64_t> live{0}, allocated{0}, allocs{0};
+};
+
+/// The thread that allocates first (the process's main thread, which does
+/// a compiler's work) updates its own totals with plain loads and stores;
+/// every other thread uses atomic read-modify-writes on the shared ones.
+/// Peaks are over the sum.
 struct Counters {
-  std::atomic<uint64_t> live{0}, window{0}, peak{0}, allocated{0}, allocs{0},
-      foreign{0};
+  Totals owner, others;
+  alignas(64) std::atomic<void *> ownerThread{nullptr};
+  std::atomic<uint64_t> window{0}, peak{0}, foreign{0};
 };
 Counters counters; // constant-initialized: no constructor runs
 
-inline bool singleThreaded() { return __libc_single_threaded != 0; }
+inline bool isOwner() {
+  void *self = __builtin_thread_pointer();
+  void *owner = counters.ownerThread.load(std::memory_order_relaxed);
+  if (__builtin_expect(owner == self, 1))
+    return true;
+  return !owner && counters.ownerThread.compare_exchange_strong(
+                       owner, self, std::memory_order_relaxed);
+}
+
+inline uint64_t get(const std::atomic<uint64_t> &a) {
+  return a.load(std::memory_order_relaxed);
+}
 
 inline void raiseTo(std::atomic<uint64_t> &a, uint64_t v) {
-  uint64_t cur = a.load(std::memory_order_relaxed);
+  uint64_t cur = get(a);
   while (v > cur &&
          !a.compare_exchange_weak(cur, v, std::memory_order_relaxed))
     ;
@@ -75,15 +96,13 @@ __attribute__((noinline)) void newPeak(uint64_t live) {
   raiseTo(counters.peak, live);
 }
 
-/// Plain loads and stores while the process has one thread; the counters
-/// are only read elsewhere.
-inline uint64_t addST(std::atomic<uint64_t> &a, uint64_t v) {
-  uint64_t x = a.load(std::memory_order_relaxed) + v;
-  a.store(x, std::memory_order_relaxed);
-  return x;
-}
-/// Wraps: adding -n subtracts n exactly.
-inline uint64_t addMT(std::atomic<uint64_t> &a, uint64_t v) {
+/// Adds `v` to `a` of this thread's totals (wraps: adding -n subtracts n).
+inline uint64_t add(bool owner, std::atomic<uint64_t> &a, uint64_t v) {
+  if (owner) {
+    uint64_t x = get(a) + v;
+    a.store(x, std::memory_order_relaxed);
+    return x;
+  }
   return a.fetch_add(v, std::memory_order_relaxed) + v;
 }
 
@@ -91,25 +110,19 @@ inline uint64_t addMT(std::atomic<uint64_t> &a, uint64_t v) {
 /// (realloc).
 inline void countAlloc(uint64_t n, uint64_t freed = 0) {
   Counters &c = counters;
-  uint64_t live;
-  if (__builtin_expect(singleThreaded(), 1)) {
-    live = addST(c.live, n - freed);
-    addST(c.allocated, n);
-    addST(c.allocs, 1);
-  } else {
-    live = addMT(c.live, n - freed);
-    addMT(c.allocated, n);
-    addMT(c.allocs, 1);
-  }
-  if (n > freed && live > c.window.load(std::memory_order_relaxed))
+  bool owner = isOwner();
+  Totals &t = owner ? c.owner : c.others;
+  Totals &u = owner ? c.others : c.owner;
+  uint64_t live = add(owner, t.live, n - freed) + get(u.live);
+  add(owner, t.allocated, n);
+  add(owner, t.allocs, 1);
+  if (n > freed && live > get(c.window))
     newPeak(live);
 }
 
 inline void countFree(uint64_t n) {
-  if (__builtin_expect(singleThreaded(), 1))
-    addST(counters.live, -n);
-  else
-    addMT(counters.live, -n);
+  bool owner = isOwner();
+  add(owner, owner ? counters.owner.live : counters.others.live, -n);
 }
 
 inline void countForeign() {
@@ -305,28 +318,26 @@ Q2_HEAP_EXPORT unsigned q2_heap_abi_version(void) {
 
 Q2_HEAP_EXPORT void q2_heap_read(q2_heap_counters *out) {
   const Counters &c = counters;
-  auto get = [](const std::atomic<uint64_t> &a) {
-    return a.load(std::memory_order_relaxed);
+  auto sum = [&](std::atomic<uint64_t> Totals::*field) {
+    return get(c.owner.*field) + get(c.others.*field);
   };
-  out->live_bytes = get(c.live);
+  out->live_bytes = sum(&Totals::live);
   out->peak_bytes = get(c.peak);
-  out->allocated_bytes = get(c.allocated);
-  out->alloc_count = get(c.allocs);
+  out->allocated_bytes = sum(&Totals::allocated);
+  out->alloc_count = sum(&Totals::allocs);
   out->foreign_frees = get(c.foreign);
 }
 
 Q2_HEAP_EXPORT uint64_t q2_heap_live_bytes(void) {
-  return counters.live.load(std::memory_order_relaxed);
+  return get(counters.owner.live) + get(counters.others.live);
 }
 
 Q2_HEAP_EXPORT uint64_t q2_heap_window_reset(void) {
-  Counters &c = counters;
-  uint64_t before =
-      c.window.exchange(c.live.load(std::memory_order_relaxed),
-                        std::memory_order_relaxed);
+  uint64_t before = counters.window.exchange(q2_heap_live_bytes(),
+                                             std::memory_order_relaxed);
   // An allocation on another thread between the two loads may have raised
   // the window that was just replaced: the new one starts at least at what
   // is live now.
-  raiseTo(c.window, c.live.load(std::memory_order_relaxed));
+  raiseTo(counters.window, q2_heap_live_bytes());
   return before;
 }
