@@ -31,8 +31,9 @@ TEST(HeapFallback, NotExactAndSaysSo) {
   session.beginStage("S");
   int key;
   session.beginPass(&key, {"P", "p", "builtin.module", "", false, false});
-  // Held across the end of the pass: the boundaries see it.
-  auto *p = static_cast<char *>(std::malloc(4 << 20));
+  // Held across the end of the pass: the boundaries see it. (volatile:
+  // the compiler may drop a malloc/free pair whose block does not escape)
+  char *volatile p = static_cast<char *>(std::malloc(4 << 20));
   std::memset(p, 1, 4 << 20);
   session.endPass(&key);
   std::free(p);

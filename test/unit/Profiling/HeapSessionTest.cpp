@@ -26,9 +26,10 @@ ProfilingOptions quiet() {
   return o;
 }
 
-/// Allocates `n` bytes, writes them, frees them.
+/// Allocates `n` bytes, writes them, frees them. (volatile: the compiler
+/// may drop a malloc/free pair whose block does not escape)
 void spike(size_t n) {
-  auto *p = static_cast<char *>(std::malloc(n));
+  char *volatile p = static_cast<char *>(std::malloc(n));
   ASSERT_NE(p, nullptr);
   std::memset(p, 1, n);
   std::free(p);
