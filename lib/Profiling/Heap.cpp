@@ -95,9 +95,21 @@ struct Windows {
     return now;
   }
 
-  std::vector<Window>::iterator find(HeapWindows::Id id) {
-    return std::find_if(open.begin(), open.end(),
-                        [&](const Window &w) { return w.id == id; });
+  /// The peak of window `id` (0 if unknown) after a boundary; `close`
+  /// closes it.
+  uint64_t peakOf(HeapWindows::Id id, HeapCounters *now, bool close) {
+    std::lock_guard<std::mutex> lock(mutex);
+    HeapCounters c = boundary();
+    if (now)
+      *now = c;
+    auto it = std::find_if(open.begin(), open.end(),
+                           [&](const Window &w) { return w.id == id; });
+    if (it == open.end())
+      return 0;
+    uint64_t p = it->peak;
+    if (close)
+      open.erase(it);
+    return p;
   }
 };
 
@@ -131,27 +143,11 @@ HeapWindows::Id HeapWindows::open(HeapCounters *now) {
 }
 
 uint64_t HeapWindows::peak(Id id, HeapCounters *now) {
-  Windows &ws = Windows::get();
-  std::lock_guard<std::mutex> lock(ws.mutex);
-  HeapCounters c = ws.boundary();
-  if (now)
-    *now = c;
-  auto it = ws.find(id);
-  return it == ws.open.end() ? 0 : it->peak;
+  return Windows::get().peakOf(id, now, /*close=*/false);
 }
 
 uint64_t HeapWindows::close(Id id, HeapCounters *now) {
-  Windows &ws = Windows::get();
-  std::lock_guard<std::mutex> lock(ws.mutex);
-  HeapCounters c = ws.boundary();
-  if (now)
-    *now = c;
-  auto it = ws.find(id);
-  if (it == ws.open.end())
-    return 0;
-  uint64_t p = it->peak;
-  ws.open.erase(it);
-  return p;
+  return Windows::get().peakOf(id, now, /*close=*/true);
 }
 
 uint64_t HeapWindows::highestReading() {

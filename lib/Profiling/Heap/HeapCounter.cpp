@@ -138,8 +138,10 @@ inline size_t usableSize(void *p) {
   return (field & 2) ? size - 16 : size - 8;
 }
 
+/// 16 bits of the block's address (its low 4 are always 0). A footer of
+/// zeros can match (1 address in 65536), but then it says 0 bytes.
 inline uint64_t tagOf(void *p) {
-  return ((reinterpret_cast<uintptr_t>(p) >> 4) ^ 0x51c3) & 0xffff;
+  return (reinterpret_cast<uintptr_t>(p) >> 4) & 0xffff;
 }
 
 /// Writes the footer of a fresh block of `n` requested bytes.
@@ -154,9 +156,7 @@ inline void *seal(void *p, size_t n) {
 /// With `clear`, the footer is erased: a chunk glibc hands out again at the
 /// same address must not show it to a free that bypassed us.
 inline bool sizeOf(void *p, size_t &n, bool clear = false) {
-  size_t usable = usableSize(p);
-  if (usable < kFooter)
-    return false;
+  size_t usable = usableSize(p); // >= 24: glibc's smallest chunk
   char *at = static_cast<char *>(p) + usable - kFooter;
   uint64_t footer;
   std::memcpy(&footer, at, kFooter);
