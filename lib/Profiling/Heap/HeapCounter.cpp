@@ -14,11 +14,11 @@
 // block whose footer does not carry its tag was not allocated here: its
 // free is counted in foreign_frees and subtracts nothing.
 //
-// Counting is a handful of plain loads and stores on the thread that
-// allocated first (the main thread, where a compiler works) and relaxed
-// atomic read-modify-writes on the others; no locks, no allocation, no
-// initialization (the counters are zero-initialized statics, valid from the
-// first malloc of the process, before any constructor).
+// Counting is a handful of plain loads and stores per call, on every
+// thread (each has totals of its own; see Counters); no locks, no
+// allocation, no initialization (the counters are zero-initialized
+// statics, valid from the first malloc of the process, before any
+// constructor).
 //
 // Built twice from this one file: into q2-opt (so that every library it
 // loads binds to these definitions) and as lib/libq2_heap.so for LD_PRELOAD.
@@ -53,22 +53,41 @@ constexpr size_t kFooter = sizeof(uint64_t);
 constexpr uint64_t kSizeBits = 48;
 constexpr uint64_t kSizeMask = (uint64_t(1) << kSizeBits) - 1;
 
-/// One set of totals. Live bytes may wrap below zero in one set (a block
-/// allocated by one thread and freed by another): only sums are read.
+/// Totals of one thread (or of the threads beyond kSlots). Live bytes may
+/// wrap below zero (a block allocated by one thread and freed by another):
+/// only sums are read.
 struct alignas(64) Totals {
   std::atomic<uint64_t> live{0}, allocated{0}, allocs{0};
 };
 
+/// Threads other than the owner that get totals of their own.
+constexpr uint32_t kSlots = 256;
+/// A thread's own live bytes are added to the shared sum once they have
+/// moved this far: threads allocating at once do not contend on one cache
+/// line at every call.
+constexpr int64_t kPublish = 64 << 10;
+
 /// The thread that allocates first (the process's main thread, which does
-/// a compiler's work) updates its own totals with plain loads and stores;
-/// every other thread uses atomic read-modify-writes on the shared ones.
-/// Peaks are over the sum.
+/// a compiler's work) counts into `owner` with plain loads and stores and
+/// checks the peak at every allocation. Every other thread counts into a
+/// slot of its own, also with plain stores, and adds its live bytes to
+/// `published` (one atomic add) when they have moved by kPublish; the peak
+/// is checked then. The live heap, read at a boundary, is exact (the sum of
+/// everything); a peak reached while several threads allocate may miss what
+/// the others have not published yet (< kPublish each).
 struct Counters {
-  Totals owner, others;
+  Totals owner;
+  alignas(64) std::atomic<uint64_t> published{0};
   alignas(64) std::atomic<void *> ownerThread{nullptr};
   std::atomic<uint64_t> window{0}, peak{0}, foreign{0};
+  std::atomic<uint32_t> slotsUsed{0};
+  Totals slots[kSlots]; ///< live: not yet published
+  Totals overflow;      ///< threads beyond kSlots: atomics, published at once
 };
 Counters counters; // constant-initialized: no constructor runs
+
+/// This thread's slot + 1; 0 = none yet, -1 = none left.
+__thread int slotOfThread __attribute__((tls_model("initial-exec"))) = 0;
 
 inline bool isOwner() {
   void *self = __builtin_thread_pointer();
@@ -79,8 +98,25 @@ inline bool isOwner() {
                        owner, self, std::memory_order_relaxed);
 }
 
+/// This thread's slot, or null when all are taken.
+inline Totals *mySlot() {
+  int k = slotOfThread;
+  if (__builtin_expect(k == 0, 0)) {
+    uint32_t n = counters.slotsUsed.fetch_add(1, std::memory_order_relaxed);
+    k = slotOfThread = n < kSlots ? int(n) + 1 : -1;
+  }
+  return k > 0 ? &counters.slots[k - 1] : nullptr;
+}
+
 inline uint64_t get(const std::atomic<uint64_t> &a) {
   return a.load(std::memory_order_relaxed);
+}
+
+/// a += v with a plain load and store: `a` has one writer.
+inline uint64_t bump(std::atomic<uint64_t> &a, uint64_t v) {
+  uint64_t x = get(a) + v;
+  a.store(x, std::memory_order_relaxed);
+  return x;
 }
 
 inline void raiseTo(std::atomic<uint64_t> &a, uint64_t v) {
@@ -96,37 +132,72 @@ __attribute__((noinline)) void newPeak(uint64_t live) {
   raiseTo(counters.peak, live);
 }
 
-/// Adds `v` to `a` of this thread's totals (wraps: adding -n subtracts n).
-inline uint64_t add(bool owner, std::atomic<uint64_t> &a, uint64_t v) {
-  if (owner) {
-    uint64_t x = get(a) + v;
-    a.store(x, std::memory_order_relaxed);
-    return x;
+inline void checkPeak(uint64_t live) {
+  if (live > get(counters.window))
+    newPeak(live);
+}
+
+/// Live bytes of another thread than the owner change by `delta`.
+__attribute__((noinline)) void countOther(uint64_t delta, uint64_t n) {
+  Counters &c = counters;
+  bool grew = int64_t(delta) > 0;
+  if (Totals *t = mySlot()) {
+    if (n) {
+      bump(t->allocated, n);
+      bump(t->allocs, 1);
+    }
+    int64_t pending = int64_t(bump(t->live, delta));
+    if (pending < kPublish && pending > -kPublish)
+      return;
+    t->live.store(0, std::memory_order_relaxed);
+    uint64_t live = c.published.fetch_add(uint64_t(pending),
+                                          std::memory_order_relaxed) +
+                    uint64_t(pending) + get(c.owner.live);
+    if (grew)
+      checkPeak(live);
+    return;
   }
-  return a.fetch_add(v, std::memory_order_relaxed) + v;
+  if (n) {
+    c.overflow.allocated.fetch_add(n, std::memory_order_relaxed);
+    c.overflow.allocs.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t live = c.published.fetch_add(delta, std::memory_order_relaxed) +
+                  delta + get(c.owner.live);
+  if (grew)
+    checkPeak(live);
 }
 
 /// An allocation of `n` bytes; `freed` bytes of an old block went with it
 /// (realloc).
 inline void countAlloc(uint64_t n, uint64_t freed = 0) {
   Counters &c = counters;
-  bool owner = isOwner();
-  Totals &t = owner ? c.owner : c.others;
-  Totals &u = owner ? c.others : c.owner;
-  uint64_t live = add(owner, t.live, n - freed) + get(u.live);
-  add(owner, t.allocated, n);
-  add(owner, t.allocs, 1);
-  if (n > freed && live > get(c.window))
-    newPeak(live);
+  if (__builtin_expect(!isOwner(), 0))
+    return countOther(n - freed, n);
+  uint64_t live = bump(c.owner.live, n - freed) + get(c.published);
+  bump(c.owner.allocated, n);
+  bump(c.owner.allocs, 1);
+  if (n > freed)
+    checkPeak(live);
 }
 
 inline void countFree(uint64_t n) {
-  bool owner = isOwner();
-  add(owner, owner ? counters.owner.live : counters.others.live, -n);
+  if (__builtin_expect(!isOwner(), 0))
+    return countOther(-n, 0);
+  bump(counters.owner.live, -n);
 }
 
 inline void countForeign() {
   counters.foreign.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// Sum of `field` over the owner, the slots in use and the overflow.
+uint64_t total(std::atomic<uint64_t> Totals::*field) {
+  const Counters &c = counters;
+  uint64_t x = get(c.owner.*field) + get(c.overflow.*field);
+  uint32_t used = c.slotsUsed.load(std::memory_order_relaxed);
+  for (uint32_t k = 0; k < used && k < kSlots; ++k)
+    x += get(c.slots[k].*field);
+  return x;
 }
 
 /// Usable bytes of a chunk glibc returned, from its header (the size field
@@ -317,24 +388,24 @@ Q2_HEAP_EXPORT unsigned q2_heap_abi_version(void) {
 }
 
 Q2_HEAP_EXPORT void q2_heap_read(q2_heap_counters *out) {
-  const Counters &c = counters;
-  auto sum = [&](std::atomic<uint64_t> Totals::*field) {
-    return get(c.owner.*field) + get(c.others.*field);
-  };
-  out->live_bytes = sum(&Totals::live);
-  out->peak_bytes = get(c.peak);
-  out->allocated_bytes = sum(&Totals::allocated);
-  out->alloc_count = sum(&Totals::allocs);
-  out->foreign_frees = get(c.foreign);
+  out->live_bytes = q2_heap_live_bytes();
+  // What other threads had not published counts now.
+  checkPeak(out->live_bytes);
+  out->peak_bytes = get(counters.peak);
+  out->allocated_bytes = total(&Totals::allocated);
+  out->alloc_count = total(&Totals::allocs);
+  out->foreign_frees = get(counters.foreign);
 }
 
 Q2_HEAP_EXPORT uint64_t q2_heap_live_bytes(void) {
-  return get(counters.owner.live) + get(counters.others.live);
+  return total(&Totals::live) + get(counters.published);
 }
 
 Q2_HEAP_EXPORT uint64_t q2_heap_window_reset(void) {
-  uint64_t before = counters.window.exchange(q2_heap_live_bytes(),
-                                             std::memory_order_relaxed);
+  uint64_t live = q2_heap_live_bytes();
+  checkPeak(live); // what other threads had not published ends this window
+  uint64_t before =
+      counters.window.exchange(live, std::memory_order_relaxed);
   // An allocation on another thread between the two loads may have raised
   // the window that was just replaced: the new one starts at least at what
   // is live now.

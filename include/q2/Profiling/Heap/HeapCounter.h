@@ -45,7 +45,7 @@ unsigned q2_heap_abi_version(void);
     racing on other threads). */
 void q2_heap_read(q2_heap_counters *out);
 
-/** live_bytes alone: one load, async-signal-safe. */
+/** live_bytes alone (a sum over the threads' totals), async-signal-safe. */
 uint64_t q2_heap_live_bytes(void);
 
 /** Peak windows. Returns the highest live_bytes since the previous call
