@@ -75,11 +75,14 @@ constexpr int64_t kPublish = 64 << 10;
 /// is checked then. The live heap, read at a boundary, is exact (the sum of
 /// everything); a peak reached while several threads allocate may miss what
 /// the others have not published yet (< kPublish each).
+/// Fields written at different rates sit on cache lines of their own: every
+/// call reads ownerThread, which must not share a line with the peaks.
 struct Counters {
   Totals owner;
   alignas(64) std::atomic<uint64_t> published{0};
   alignas(64) std::atomic<void *> ownerThread{nullptr};
-  std::atomic<uint64_t> window{0}, peak{0}, foreign{0};
+  alignas(64) std::atomic<uint64_t> window{0}, peak{0};
+  alignas(64) std::atomic<uint64_t> foreign{0};
   std::atomic<uint32_t> slotsUsed{0};
   Totals slots[kSlots]; ///< live: not yet published
   Totals overflow;      ///< threads beyond kSlots: atomics, published at once
@@ -137,54 +140,65 @@ inline void checkPeak(uint64_t live) {
     newPeak(live);
 }
 
-/// Live bytes of another thread than the owner change by `delta`.
-__attribute__((noinline)) void countOther(uint64_t delta, uint64_t n) {
+/// Adds this thread's pending live bytes to the shared sum.
+__attribute__((noinline)) void publish(Totals *t, uint64_t pending,
+                                       bool grew) {
   Counters &c = counters;
-  bool grew = int64_t(delta) > 0;
-  if (Totals *t = mySlot()) {
-    if (n) {
-      bump(t->allocated, n);
-      bump(t->allocs, 1);
-    }
-    int64_t pending = int64_t(bump(t->live, delta));
-    if (pending < kPublish && pending > -kPublish)
-      return;
-    t->live.store(0, std::memory_order_relaxed);
-    uint64_t live = c.published.fetch_add(uint64_t(pending),
-                                          std::memory_order_relaxed) +
-                    uint64_t(pending) + get(c.owner.live);
-    if (grew)
-      checkPeak(live);
-    return;
-  }
-  if (n) {
+  t->live.store(0, std::memory_order_relaxed);
+  uint64_t live =
+      c.published.fetch_add(pending, std::memory_order_relaxed) + pending +
+      get(c.owner.live);
+  if (grew)
+    checkPeak(live);
+}
+
+/// Threads beyond kSlots: atomics, published at once.
+__attribute__((noinline)) void countOverflow(uint64_t delta, bool alloc,
+                                             uint64_t n) {
+  Counters &c = counters;
+  if (alloc) {
     c.overflow.allocated.fetch_add(n, std::memory_order_relaxed);
     c.overflow.allocs.fetch_add(1, std::memory_order_relaxed);
   }
   uint64_t live = c.published.fetch_add(delta, std::memory_order_relaxed) +
                   delta + get(c.owner.live);
-  if (grew)
+  if (int64_t(delta) > 0)
     checkPeak(live);
+}
+
+/// Live bytes of this thread change by `delta`; with `alloc`, because of
+/// an allocation of `n` bytes.
+inline void count(uint64_t delta, bool alloc, uint64_t n) {
+  Counters &c = counters;
+  if (__builtin_expect(isOwner(), 1)) {
+    uint64_t live = bump(c.owner.live, delta) + get(c.published);
+    if (alloc) {
+      bump(c.owner.allocated, n);
+      bump(c.owner.allocs, 1);
+    }
+    if (int64_t(delta) > 0)
+      checkPeak(live);
+    return;
+  }
+  Totals *t = mySlot();
+  if (!t)
+    return countOverflow(delta, alloc, n);
+  if (alloc) {
+    bump(t->allocated, n);
+    bump(t->allocs, 1);
+  }
+  int64_t pending = int64_t(bump(t->live, delta));
+  if (__builtin_expect(pending >= kPublish || pending <= -kPublish, 0))
+    publish(t, uint64_t(pending), int64_t(delta) > 0);
 }
 
 /// An allocation of `n` bytes; `freed` bytes of an old block went with it
 /// (realloc).
 inline void countAlloc(uint64_t n, uint64_t freed = 0) {
-  Counters &c = counters;
-  if (__builtin_expect(!isOwner(), 0))
-    return countOther(n - freed, n);
-  uint64_t live = bump(c.owner.live, n - freed) + get(c.published);
-  bump(c.owner.allocated, n);
-  bump(c.owner.allocs, 1);
-  if (n > freed)
-    checkPeak(live);
+  count(n - freed, true, n);
 }
 
-inline void countFree(uint64_t n) {
-  if (__builtin_expect(!isOwner(), 0))
-    return countOther(-n, 0);
-  bump(counters.owner.live, -n);
-}
+inline void countFree(uint64_t n) { count(-n, false, 0); }
 
 inline void countForeign() {
   counters.foreign.fetch_add(1, std::memory_order_relaxed);
