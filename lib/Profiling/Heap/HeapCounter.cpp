@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <pthread.h>
 #include <unistd.h>
 
 extern "C" {
@@ -89,7 +90,8 @@ struct Counters {
 };
 Counters counters; // constant-initialized: no constructor runs
 
-/// This thread's slot + 1; 0 = none yet, -1 = none left.
+/// This thread's slot + 1; 0 = none yet, -1 = none (all taken, or the
+/// thread is exiting).
 __thread int slotOfThread __attribute__((tls_model("initial-exec"))) = 0;
 
 inline bool isOwner() {
@@ -101,18 +103,48 @@ inline bool isOwner() {
                        owner, self, std::memory_order_relaxed);
 }
 
+inline uint64_t get(const std::atomic<uint64_t> &a) {
+  return a.load(std::memory_order_relaxed);
+}
+
+/// At a thread's exit (a pthread key destructor): what it had not
+/// published is added to the shared sum, which the peaks are checked
+/// against; what the thread frees after that (later destructors) goes
+/// through the shared totals.
+void retire(void *slot) {
+  auto *t = static_cast<Totals *>(slot);
+  slotOfThread = -1;
+  uint64_t pending = get(t->live);
+  t->live.store(0, std::memory_order_relaxed);
+  counters.published.fetch_add(pending, std::memory_order_relaxed);
+}
+
+pthread_key_t exitKey;
+bool exitKeyCreated = false;
+pthread_once_t exitKeyOnce = PTHREAD_ONCE_INIT;
+
+/// Gives this thread a slot (or none, when all are taken).
+__attribute__((noinline)) int assignSlot() {
+  uint32_t n = counters.slotsUsed.fetch_add(1, std::memory_order_relaxed);
+  if (n >= kSlots)
+    return slotOfThread = -1;
+  slotOfThread = int(n) + 1;
+  // Neither allocates (a key below 32 is stored in the thread itself; one
+  // above would allocate through us, with the slot already set).
+  pthread_once(&exitKeyOnce, [] {
+    exitKeyCreated = pthread_key_create(&exitKey, retire) == 0;
+  });
+  if (exitKeyCreated)
+    pthread_setspecific(exitKey, &counters.slots[n]);
+  return int(n) + 1;
+}
+
 /// This thread's slot, or null when all are taken.
 inline Totals *mySlot() {
   int k = slotOfThread;
-  if (__builtin_expect(k == 0, 0)) {
-    uint32_t n = counters.slotsUsed.fetch_add(1, std::memory_order_relaxed);
-    k = slotOfThread = n < kSlots ? int(n) + 1 : -1;
-  }
+  if (__builtin_expect(k == 0, 0))
+    k = assignSlot();
   return k > 0 ? &counters.slots[k - 1] : nullptr;
-}
-
-inline uint64_t get(const std::atomic<uint64_t> &a) {
-  return a.load(std::memory_order_relaxed);
 }
 
 /// a += v with a plain load and store: `a` has one writer.
