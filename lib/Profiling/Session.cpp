@@ -369,29 +369,27 @@ int64_t ProfilingSession::beginPass(const void *key, PassStart info) {
   r.opName = std::move(info.opName);
   r.opSymbol = std::move(info.opSymbol);
   r.rssBefore = currentRSSOrZero(impl->rssReader);
+  std::string label = r.label();
   int64_t idx;
-  // In a scope: `label` is freed before the pass's heap window opens.
   {
-    std::string label = r.label();
-    {
-      std::lock_guard<std::mutex> lock(impl->mutex);
-      Impl::ThreadState &ts = impl->threadState();
-      impl->chainEnd.reset();
-      idx = int64_t(impl->passRecords.size());
-      r.index = idx;
-      r.parent = ts.stack.empty() ? -1 : ts.stack.back().index;
-      r.depth = r.parent < 0 ? 0 : impl->passRecords[r.parent].depth + 1;
-      r.thread = ts.tid;
-      if (impl->openStage)
-        r.stage = impl->openStage->record.name;
-      impl->passRecords.push_back(std::move(r));
-      impl->passAux.emplace_back();
-      impl->passAux.back().key = key;
-      impl->openByKey[key].push_back(idx);
-      ts.stack.push_back({idx, /*marker=*/false});
-    }
-    impl->tracker.setPass(label, idx);
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    Impl::ThreadState &ts = impl->threadState();
+    impl->chainEnd.reset();
+    idx = int64_t(impl->passRecords.size());
+    r.index = idx;
+    r.parent = ts.stack.empty() ? -1 : ts.stack.back().index;
+    r.depth = r.parent < 0 ? 0 : impl->passRecords[r.parent].depth + 1;
+    r.thread = ts.tid;
+    if (impl->openStage)
+      r.stage = impl->openStage->record.name;
+    impl->passRecords.push_back(std::move(r));
+    impl->passAux.emplace_back();
+    impl->passAux.back().key = key;
+    impl->openByKey[key].push_back(idx);
+    ts.stack.push_back({idx, /*marker=*/false});
   }
+  impl->tracker.setPass(label, idx);
+  std::string().swap(label); // freed before the pass's heap window opens
 
   // Charge our own cost to the profiler, then start the pass's clocks last.
   double overheadW = elapsedSeconds() - p0;
