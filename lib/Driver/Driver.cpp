@@ -262,7 +262,10 @@ int DriverRun::run() {
       os << formatHamiltonianSummary(o.input, *report.phaseA);
     os << "\n" << prof::formatStageTable(profiler->stages());
     if (o.profilePasses)
-      os << "\n" << prof::formatPassTable(profiler->passes());
+      os << "\n" << prof::formatPassTable(profiler->passes())
+         << "\nPasses by heap held at their peak (HeapPk MB minus the heap "
+            "live when they began):\n"
+         << prof::formatHeapPassTable(profiler->passes());
   }
 
   if (skipped) {

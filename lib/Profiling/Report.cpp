@@ -186,15 +186,18 @@ q2::profiling::formatStageTable(llvm::ArrayRef<StageRecord> stages) {
   return out;
 }
 
-std::string q2::profiling::formatPassTable(llvm::ArrayRef<PassRecord> passes,
-                                           size_t top) {
+/// The finished non-adaptor passes, the `top` highest by `key` (ties keep
+/// the run order, so the table does not depend on noise beyond the keys).
+static std::string
+passTable(llvm::ArrayRef<PassRecord> passes, size_t top,
+          llvm::function_ref<double(const PassRecord &)> key) {
   std::vector<const PassRecord *> sorted;
   for (const PassRecord &p : passes)
     if (!p.isAdaptor && p.finished)
       sorted.push_back(&p);
   std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const PassRecord *a, const PassRecord *b) {
-                     return a->wallS > b->wallS;
+                   [&](const PassRecord *a, const PassRecord *b) {
+                     return key(*a) > key(*b);
                    });
   if (sorted.size() > top)
     sorted.resize(top);
@@ -221,6 +224,19 @@ std::string q2::profiling::formatPassTable(llvm::ArrayRef<PassRecord> passes,
     os << "\n";
   }
   return out;
+}
+
+std::string q2::profiling::formatPassTable(llvm::ArrayRef<PassRecord> passes,
+                                           size_t top) {
+  return passTable(passes, top, [](const PassRecord &p) { return p.wallS; });
+}
+
+std::string
+q2::profiling::formatHeapPassTable(llvm::ArrayRef<PassRecord> passes,
+                                   size_t top) {
+  return passTable(passes, top, [](const PassRecord &p) {
+    return double(p.heap.peak) - double(p.heap.before);
+  });
 }
 
 std::string q2::profiling::formatHeapPeak(const HeapPeakRecord &heap) {

@@ -203,6 +203,12 @@ std::string formatStageTable(llvm::ArrayRef<StageRecord> stages);
 /// times themselves.
 std::string formatPassTable(llvm::ArrayRef<PassRecord> passes, size_t top = 20);
 
+/// The same columns for the `top` passes that held the most heap at their
+/// peak above what was live when they began (heap peak - heap before):
+/// where memory goes, whatever the pass's time.
+std::string formatHeapPassTable(llvm::ArrayRef<PassRecord> passes,
+                                size_t top = 5);
+
 /// One line: the heap peak, the pass and stage it was reached in, the
 /// lifetime heap peak, and whether the heap was counted exactly.
 std::string formatHeapPeak(const HeapPeakRecord &heap);

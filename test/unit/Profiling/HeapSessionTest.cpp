@@ -154,6 +154,24 @@ TEST(HeapSession, APeakBetweenPassesNamesTheStageOnly) {
   EXPECT_EQ(h.stage, "Loud");
 }
 
+TEST(HeapSession, TheHeapTableListsWhatHeldMemoryNotWhatTookTime) {
+  std::vector<PassRecord> ps(2);
+  ps[0].argument = "slow";
+  ps[0].wallS = 1.0;
+  ps[0].heap = {10 * kMiB, 10 * kMiB, kMiB, 5, 11 * kMiB, true};
+  ps[1].argument = "spiky";
+  ps[1].wallS = 0.001;
+  ps[1].heap = {10 * kMiB, 10 * kMiB, 20 * kMiB, 1, 30 * kMiB, true};
+  for (PassRecord &p : ps)
+    p.finished = true;
+  std::string byTime = formatPassTable(ps, 1);
+  std::string byHeap = formatHeapPassTable(ps, 1);
+  EXPECT_NE(byTime.find("\nslow "), std::string::npos) << byTime;
+  EXPECT_EQ(byTime.find("spiky"), std::string::npos) << byTime;
+  EXPECT_NE(byHeap.find("\nspiky "), std::string::npos) << byHeap;
+  EXPECT_EQ(byHeap.find("slow"), std::string::npos) << byHeap;
+}
+
 TEST(HeapSession, TablesShowTheHeap) {
   ProfilingSession session(quiet());
   session.beginStage("Stage1");
