@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages q2-opt needs (only those missing) and
 # configures a Ninja build in build/. python3-plotly ships the plotly.js the
 # HTML report embeds (at build time); chromium-headless-shell runs the
-# html-chromium test. Idempotent; run as root (or via sudo).
+# html-chromium test; valgrind the heap-massif test (test/massif).
+# Idempotent; run as root (or via sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +12,8 @@ PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
       ninja-build cmake g++ python3 python3-matplotlib parallel
       pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
       python3-pandas python3-pip python3-setuptools python3-venv psi4
-      slurm-wlm munge libopenblas0-pthread python3-plotly chromium-headless-shell)
+      slurm-wlm munge libopenblas0-pthread python3-plotly chromium-headless-shell
+      valgrind)
 # libopenblas0-pthread: LAPACK's symmetric eigensolvers for the runtime's
 # eigenphase path (dlopen'ed when present; Eigen's otherwise, 10x slower
 # from 1024 states: docs/runtime-blocks.md).

@@ -18,6 +18,10 @@ config.substitutions.append(("%shlibext", config.shlibext))
 config.substitutions.append(("%q2_src", config.q2_src_root))
 config.substitutions.append(("%examples", os.path.join(config.q2_src_root, "examples")))
 config.substitutions.append(("%q2_plugin", os.path.join(config.q2_lib_dir, "Q2Plugin" + config.shlibext)))
+config.substitutions.append(("%q2_test_plugin", os.path.join(config.q2_obj_root, "test", "lib", "Q2TestPlugin" + config.shlibext)))
+# The heap interposer for LD_PRELOAD (not built in sanitizer builds).
+q2_heap_lib = os.path.join(config.q2_lib_dir, "libq2_heap" + config.shlibext)
+config.substitutions.append(("%q2_heap_lib", q2_heap_lib))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -62,5 +66,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if shutil.which("psi4"):
     config.available_features.add("psi4")
+if not asan:
+    config.available_features.add("q2-heap")
 if os.path.exists(os.path.join(config.q2_lib_dir, "libq2_runtime" + config.shlibext)):
     config.available_features.add("q2-runtime")

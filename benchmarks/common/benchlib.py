@@ -81,11 +81,13 @@ def run_checked(cmd, env=None):
     return p
 
 
-def run_wait4(cmd):
-    """Runs cmd; (wall seconds, its rusage from wait4). Exits with its stderr
-    when it fails."""
+def run_wait4(cmd, env=None):
+    """Runs cmd (extra environment `env`); (wall seconds, its rusage from
+    wait4). Exits with its stderr when it fails."""
+    e = dict(os.environ, **env) if env else None
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=e)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     err = p.stderr.read().decode(errors="replace")

@@ -192,7 +192,10 @@ void DriverRun::ready() {
     os << formatHamiltonianSummary(o.input, *session.report().phaseA);
   os << "\n" << prof::formatStageTable(profiler->stages());
   if (o.profilePasses)
-    os << "\n" << prof::formatPassTable(profiler->passes());
+    os << "\n" << prof::formatPassTable(profiler->passes())
+       << "\nPasses by heap held at their peak (HeapPk MB minus the heap "
+          "live when they began):\n"
+       << prof::formatHeapPassTable(profiler->passes());
 }
 
 /// The report and the trace, when asked for (also after a failure).
@@ -284,6 +287,9 @@ int DriverRun::run() {
        << (report.phaseC && report.phaseC->skipped
                ? " MB\n"
                : " MB (stages Load/Execute are in the report)\n");
+    // The figure the report carries, when it was built.
+    os << prof::formatHeapPeak(o.reportPath.empty() ? profiler->heapPeak()
+                                                    : report.phaseB.heap);
   }
   if (int code = writeOutput(session.result(), session.module()))
     return finish(code);

@@ -250,15 +250,18 @@ std::string
 q2::profiling::formatStageTable(llvm::ArrayRef<StageRecord> stages) {
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << llvm::format("%-16s %9s %9s %9s %13s %9s %10s %9s %9s %8s\n", "Stage",
-                     "Wall s", "CPU s", "RSS MB", "Peak MB", "Heap MB", "IR kB",
-                     "Lines", "Ops", "Ampl.");
+  os << llvm::format("%-16s %9s %9s %9s %13s %9s %9s %10s %9s %9s %8s\n",
+                     "Stage", "Wall s", "CPU s", "RSS MB", "Peak MB", "Heap MB",
+                     "HeapPk MB", "IR kB", "Lines", "Ops", "Ampl.");
   const IRMetrics *prev = nullptr;
+  bool allExact = true;
   for (const StageRecord &s : stages) {
+    allExact &= s.heap.exact;
     os << llvm::format(
-        "%-16s %9.3f %9.3f %9.1f %9.1f %3s %9.1f ", s.name.c_str(), s.wallS,
-        s.cpuS, mb(s.end.status.vmRSS), mb(s.peakRSS),
-        s.peakSource == "kernel_hwm" ? "hwm" : "smp", mb(s.end.heap.inUse));
+        "%-16s %9.3f %9.3f %9.1f %9.1f %3s %9.1f %9.1f ", s.name.c_str(),
+        s.wallS, s.cpuS, mb(s.end.status.vmRSS), mb(s.peakRSS),
+        s.peakSource == "kernel_hwm" ? "hwm" : "smp", mb(s.heap.after),
+        mb(s.heap.peak));
     if (s.ir) {
       os << llvm::format("%10.1f %9llu %9llu ", kb(s.ir->bytes),
                          (unsigned long long)s.ir->lines,
@@ -273,25 +276,32 @@ q2::profiling::formatStageTable(llvm::ArrayRef<StageRecord> stages) {
     }
     os << "\n";
   }
+  if (!allExact && !stages.empty())
+    os << "(Heap: glibc's heap in use at stage and pass boundaries "
+          "(mallinfo2), not counted per allocation.)\n";
   return out;
 }
 
-std::string q2::profiling::formatPassTable(llvm::ArrayRef<PassRecord> passes,
-                                           size_t top) {
+/// The finished non-adaptor passes, the `top` highest by `key` (ties keep
+/// the run order, so the table does not depend on noise beyond the keys).
+static std::string
+passTable(llvm::ArrayRef<PassRecord> passes, size_t top,
+          llvm::function_ref<double(const PassRecord &)> key) {
   std::vector<const PassRecord *> sorted;
   for (const PassRecord &p : passes)
     if (!p.isAdaptor && p.finished)
       sorted.push_back(&p);
   std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const PassRecord *a, const PassRecord *b) {
-                     return a->wallS > b->wallS;
+                   [&](const PassRecord *a, const PassRecord *b) {
+                     return key(*a) > key(*b);
                    });
   if (sorted.size() > top)
     sorted.resize(top);
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << llvm::format("%-32s %-16s %-16s %10s %10s %10s %10s\n", "Pass", "Op",
-                     "Stage", "Wall ms", "CPU ms", "dRSS MB", "IR kB");
+  os << llvm::format("%-32s %-16s %-16s %10s %10s %10s %10s %10s %10s\n",
+                     "Pass", "Op", "Stage", "Wall ms", "CPU ms", "dRSS MB",
+                     "dHeap MB", "HeapPk MB", "IR kB");
   for (const PassRecord *p : sorted) {
     std::string op = p->opName;
     if (!p->opSymbol.empty())
@@ -300,11 +310,45 @@ std::string q2::profiling::formatPassTable(llvm::ArrayRef<PassRecord> passes,
                        p->label().c_str(), op.c_str(), p->stage.c_str(),
                        p->wallS * 1e3, p->cpuS * 1e3,
                        double(p->rssDelta) / 1e6);
+    os << llvm::format("%10.1f %10.1f ",
+                       (double(p->heap.after) - double(p->heap.before)) / 1e6,
+                       mb(p->heap.peak));
     if (p->irAfter)
       os << llvm::format("%10.1f", kb(p->irAfter->bytes));
     else
       os << llvm::format("%10s", "-");
     os << "\n";
   }
+  return out;
+}
+
+std::string q2::profiling::formatPassTable(llvm::ArrayRef<PassRecord> passes,
+                                           size_t top) {
+  return passTable(passes, top, [](const PassRecord &p) { return p.wallS; });
+}
+
+std::string
+q2::profiling::formatHeapPassTable(llvm::ArrayRef<PassRecord> passes,
+                                   size_t top) {
+  return passTable(passes, top, [](const PassRecord &p) {
+    return double(p.heap.peak) - double(p.heap.before);
+  });
+}
+
+std::string q2::profiling::formatHeapPeak(const HeapPeakRecord &heap) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::format("heap peak: %.1f MB", mb(heap.peak));
+  if (!heap.pass.empty())
+    os << " in pass " << heap.pass;
+  if (!heap.stage.empty())
+    os << (heap.pass.empty() ? " in stage " : " (stage ") << heap.stage
+       << (heap.pass.empty() ? "" : ")");
+  os << llvm::format("; lifetime heap peak %.1f MB", mb(heap.lifetimePeak));
+  if (heap.exact)
+    os << " (requested bytes, counted at every allocation)\n";
+  else
+    os << " (glibc's heap in use at pass and stage boundaries, not exact; "
+          "preload lib/libq2_heap.so for exact figures)\n";
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include "q2/Profiling/Session.h"
 #include "q2/Profiling/ChromeTrace.h"
+#include "q2/Profiling/Heap.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,7 +37,9 @@ std::optional<StageKind> q2::profiling::parseEnum(llvm::StringRef s,
 }
 
 struct ProfilingSession::Impl {
-  explicit Impl(ProfilingOptions o) : opts(std::move(o)) {}
+  explicit Impl(ProfilingOptions o)
+      : opts(std::move(o)), heapExact(heapCountingExact()),
+        sessionHeapWindow(HeapWindows::open()) {}
 
   /// Per-thread nesting. Frames are pass records and, for nested pipelines,
   /// markers naming the adaptor that owns the pipeline (on worker threads the
@@ -54,6 +57,8 @@ struct ProfilingSession::Impl {
   struct OpenStage {
     StageRecord record;
     double overheadAtStart = 0;
+    HeapWindows::Id heapWindow = 0;
+    HeapCounters heap0;
   };
   /// Bookkeeping parallel to passRecords.
   struct PassAux {
@@ -61,6 +66,8 @@ struct ProfilingSession::Impl {
     double childWall = 0; ///< sum of nested records' wallS
     double profWall0 = 0; ///< thread's profilerWall at the pass start
     double cpu0 = 0;
+    HeapWindows::Id heapWindow = 0; ///< open while the pass runs
+    HeapCounters heap0;
   };
 
   ThreadState &threadState() { // requires `mutex`
@@ -76,6 +83,11 @@ struct ProfilingSession::Impl {
   }
 
   ProfilingOptions opts;
+  /// Heap figures are counted at every allocation (else mallinfo2 at
+  /// boundaries).
+  bool heapExact;
+  /// Open for the session's life: the session's heap peak.
+  HeapWindows::Id sessionHeapWindow;
   PhaseTracker tracker;
   RSSReader rssReader;
   std::unique_ptr<TimelineSampler> sampler;
@@ -110,7 +122,26 @@ static uint64_t currentRSSOrZero(const RSSReader &reader) {
 ProfilingSession::ProfilingSession(ProfilingOptions options)
     : impl(std::make_unique<Impl>(std::move(options))) {}
 
-ProfilingSession::~ProfilingSession() { stopTimeline(); }
+/// The heap figures of a pass or stage that began at `begin` and ended at
+/// `end` with window peak `peak`.
+static void finishHeap(HeapFigures &f, const HeapCounters &begin,
+                       const HeapCounters &end, uint64_t peak) {
+  f.after = end.live;
+  f.allocated = end.allocated - begin.allocated;
+  f.allocCount = end.allocCount - begin.allocCount;
+  f.peak = std::max({peak, f.before, f.after});
+}
+
+ProfilingSession::~ProfilingSession() {
+  stopTimeline();
+  // Windows of records a failure left open, then the session's.
+  for (const Impl::PassAux &aux : impl->passAux)
+    if (aux.heapWindow)
+      HeapWindows::close(aux.heapWindow);
+  if (impl->openStage)
+    HeapWindows::close(impl->openStage->heapWindow);
+  HeapWindows::close(impl->sessionHeapWindow);
+}
 
 const ProfilingOptions &ProfilingSession::options() const { return impl->opts; }
 PhaseTracker &ProfilingSession::phase() { return impl->tracker; }
@@ -196,6 +227,9 @@ void ProfilingSession::beginStage(llvm::StringRef name, StageKind kind) {
   impl->chargeLocked(cost);
   st.overheadAtStart = impl->totalProfilerS - cost;
   // Times start last so the snapshot/reset cost is outside the stage.
+  st.heapWindow = HeapWindows::open(&st.heap0);
+  r.heap.before = st.heap0.live;
+  r.heap.exact = impl->heapExact;
   r.begin.elapsedS = elapsedSeconds();
   r.begin.cpuS = processCPUSeconds();
   impl->openStage = std::move(st);
@@ -213,7 +247,12 @@ StageRecord *ProfilingSession::endStage() {
     std::lock_guard<std::mutex> lock(impl->mutex);
     if (!impl->openStage)
       return nullptr;
+    // First, before this function allocates.
+    HeapCounters heapEnd;
+    uint64_t heapPeak =
+        HeapWindows::close(impl->openStage->heapWindow, &heapEnd);
     r = std::move(impl->openStage->record);
+    finishHeap(r.heap, impl->openStage->heap0, heapEnd, heapPeak);
     double overheadAtStart = impl->openStage->overheadAtStart;
     impl->openStage.reset();
     r.endPass = impl->passRecords.size();
@@ -347,6 +386,7 @@ int64_t ProfilingSession::beginPass(const void *key, PassStart info) {
     ts.stack.push_back({idx, /*marker=*/false});
   }
   impl->tracker.setPass(label, idx);
+  std::string().swap(label); // freed before the pass's heap window opens
 
   // Charge our own cost to the profiler, then start the pass's clocks last.
   double overheadW = elapsedSeconds() - p0;
@@ -355,7 +395,12 @@ int64_t ProfilingSession::beginPass(const void *key, PassStart info) {
   Impl::PassAux &aux = impl->passAux[idx];
   aux.profWall0 = impl->threadState().profilerWall;
   aux.cpu0 = processCPUSeconds();
-  impl->passRecords[idx].startS = elapsedSeconds();
+  PassRecord &rec = impl->passRecords[idx];
+  // Last, so that the records above are not the pass's allocations.
+  aux.heapWindow = HeapWindows::open(&aux.heap0);
+  rec.heap.before = aux.heap0.live;
+  rec.heap.exact = impl->heapExact;
+  rec.startS = elapsedSeconds();
   return idx;
 }
 
@@ -372,6 +417,11 @@ int64_t ProfilingSession::endPass(const void *key, bool failed) {
         impl->passAux[ts.stack.back().index].key != key)
       return -1; // not ours (attached mid-run); nothing to close
     idx = ts.stack.back().index;
+    // First, before this function allocates.
+    Impl::PassAux &aux = impl->passAux[idx];
+    HeapCounters heapEnd;
+    uint64_t heapPeak = HeapWindows::close(aux.heapWindow, &heapEnd);
+    aux.heapWindow = 0;
     ts.stack.pop_back();
     std::vector<int64_t> &open = impl->openByKey[key];
     auto pos = std::find(open.begin(), open.end(), idx);
@@ -381,7 +431,7 @@ int64_t ProfilingSession::endPass(const void *key, bool failed) {
       impl->openByKey.erase(key);
 
     PassRecord &r = impl->passRecords[idx];
-    const Impl::PassAux &aux = impl->passAux[idx];
+    finishHeap(r.heap, aux.heap0, heapEnd, heapPeak);
     double nestedProfW = ts.profilerWall - aux.profWall0;
     r.endS = t1;
     r.profilerS = nestedProfW;
@@ -460,8 +510,45 @@ uint64_t ProfilingSession::lifetimePeakRSS() const {
   return std::max(impl->maxHWM, hwm);
 }
 
+HeapPeakRecord ProfilingSession::heapPeak() const {
+  HeapPeakRecord h;
+  HeapCounters now;
+  h.peak = HeapWindows::peak(impl->sessionHeapWindow, &now);
+  h.exact = impl->heapExact;
+  h.lifetimePeak = std::max(h.peak, impl->heapExact
+                                        ? now.peak
+                                        : HeapWindows::highestReading());
+  // The innermost pass record whose window peak is the session's (the
+  // first, if the same figure came back later), and its stage; or the
+  // stage alone when the peak was reached between passes.
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  const std::vector<PassRecord> &passes = impl->passRecords;
+  auto inside = [&](int64_t i, int64_t outer) {
+    for (; i >= 0; i = passes[i].parent)
+      if (i == outer)
+        return true;
+    return false;
+  };
+  for (const PassRecord &p : passes)
+    if (p.finished && p.heap.peak == h.peak &&
+        (h.passRecord < 0 || inside(p.index, h.passRecord)))
+      h.passRecord = p.index;
+  if (h.passRecord >= 0) {
+    h.pass = passes[h.passRecord].label();
+    h.stage = passes[h.passRecord].stage;
+    return h;
+  }
+  for (const StageRecord &st : impl->stageRecords)
+    if (st.heap.peak == h.peak) {
+      h.stage = st.name;
+      break;
+    }
+  return h;
+}
+
 SessionRecord ProfilingSession::record(bool withSamples) const {
   SessionRecord rec;
+  rec.heap = heapPeak(); // first, before this function allocates
   rec.stages = stages();
   rec.passes = passes();
   rec.snapshots = snapshots();
@@ -503,6 +590,9 @@ void ProfilingSession::exportTrace(ChromeTrace &trace) const {
     trace.addComplete(s.name, "stage", s.begin.elapsedS, s.wallS, 0,
                       {{"peak_rss_mb", double(s.peakRSS) / 1e6},
                        {"peak_source", s.peakSource},
+                       {"heap_peak_mb", double(s.heap.peak) / 1e6},
+                       {"heap_after_mb", double(s.heap.after) / 1e6},
+                       {"heap_exact", std::string(s.heap.exact ? "yes" : "no")},
                        {"cpu_s", s.cpuS},
                        {"kind", toString(s.kind).str()}});
   // Passes on worker threads (multithreaded context) get their own track so
@@ -512,24 +602,33 @@ void ProfilingSession::exportTrace(ChromeTrace &trace) const {
       continue;
     TraceArgs args = {{"op", p.opName},
                       {"rss_delta_mb", double(p.rssDelta) / 1e6},
+                      {"heap_peak_mb", double(p.heap.peak) / 1e6},
+                      {"heap_delta_mb",
+                       (double(p.heap.after) - double(p.heap.before)) / 1e6},
+                      {"heap_allocated_mb", double(p.heap.allocated) / 1e6},
+                      {"heap_allocs", double(p.heap.allocCount)},
                       {"cpu_s", p.cpuS}};
     if (p.irAfter)
       args.emplace_back("ir_bytes", double(p.irAfter->bytes));
     trace.addComplete(p.label(), "pass", p.startS, p.endS - p.startS, p.thread,
                       std::move(args));
+    // The live heap at the pass's boundaries (its peak is the span's).
+    trace.addCounter("Heap", p.startS, {{"live_mb", double(p.heap.before) / 1e6}});
+    trace.addCounter("Heap", p.endS, {{"live_mb", double(p.heap.after) / 1e6}});
   }
   for (const MemorySnapshot &s : snapshots())
     trace.addInstant(s.label, s.elapsedS,
                      {{"rss_mb", double(s.status.vmRSS) / 1e6},
                       {"heap_mb", double(s.heap.inUse) / 1e6}});
-  // Counter tracks next to the RSS one: the heap at stage boundaries and the
-  // module's IR size after each stage and each module pass (a function
-  // pass's IR is its function's, not a point of the module's curve).
+  // Counter tracks next to the RSS one: the live heap at stage boundaries
+  // (the same track as the passes') and the module's IR size after each
+  // stage and each module pass (a function pass's IR is its function's, not
+  // a point of the module's curve).
   for (const StageRecord &s : stages()) {
-    for (const MemorySnapshot *m : {&s.begin, &s.end})
-      if (m->self)
-        trace.addCounter("heap", m->elapsedS,
-                         {{"in_use_mb", double(m->heap.inUse) / 1e6}});
+    trace.addCounter("Heap", s.begin.elapsedS,
+                     {{"live_mb", double(s.heap.before) / 1e6}});
+    trace.addCounter("Heap", s.begin.elapsedS + s.wallS,
+                     {{"live_mb", double(s.heap.after) / 1e6}});
     if (s.ir && s.ir->kind == "mlir")
       trace.addCounter("IR size", s.begin.elapsedS + s.wallS,
                        {{"kB", double(s.ir->bytes) / 1e3},

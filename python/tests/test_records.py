@@ -26,7 +26,14 @@ def test_records_are_typed_classes(h2):
         st.wall_s = 1.0
     # Derived keys of the writer are properties too.
     assert r.compile_s == pytest.approx(r.compile_seconds())
-    assert st.heap_after_bytes == st.end.heap.heap_in_use_bytes
+    assert st.rss_after_bytes == st.end.status.vm_rss_bytes
+    # The heap figures of the field list (flattened from HeapFigures).
+    assert {"heap_before_bytes", "heap_after_bytes", "heap_peak_bytes",
+            "heap_allocated_bytes", "heap_alloc_count",
+            "heap_exact"} <= set(st.fields())
+    assert st.heap_peak_bytes >= st.heap_after_bytes > 0
+    assert r.phase_b.heap_peak_bytes >= st.heap_peak_bytes
+    assert r.heap_peak_bytes == r.phase_b.heap_peak_bytes
 
 
 def test_presence_follows_the_writer():

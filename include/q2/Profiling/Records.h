@@ -62,6 +62,20 @@ struct TimelineRecord {
   std::vector<TimelineSample> samples;
 };
 
+/// The live heap over one pass or stage (docs/report.md "Heap"). Exact:
+/// requested bytes counted at every allocation and free by the allocator
+/// interposer, process-wide (with several threads, what all of them hold).
+/// Not exact (no interposer): `before`/`after` are glibc's heap in use
+/// (mallinfo2) at the boundaries, `peak` the highest such reading, and
+/// nothing is known of allocations.
+struct HeapFigures {
+  uint64_t before = 0, after = 0; ///< live bytes at begin / end
+  uint64_t allocated = 0;         ///< bytes allocated in between
+  uint64_t allocCount = 0;        ///< allocations in between
+  uint64_t peak = 0;              ///< highest live bytes in between
+  bool exact = false;
+};
+
 /// One execution of one pass (or of a non-MLIR step such as LLVM code
 /// generation) on one operation.
 struct PassRecord {
@@ -87,6 +101,7 @@ struct PassRecord {
   double profilerS = 0;                 ///< profiler time excluded from wallS
   uint64_t rssBefore = 0, rssAfter = 0; ///< bytes (statm)
   int64_t rssDelta = 0;
+  HeapFigures heap; ///< nested passes' allocations included
   std::optional<IRMetrics> irAfter; ///< with per-pass IR metrics
   /// The label used for the timeline ("argument", or the name without one).
   std::string label() const { return argument.empty() ? name : argument; }
@@ -119,8 +134,24 @@ struct StageRecord {
   /// The profiler's time for the stage: snapshots at its boundaries, pass
   /// hooks and per-pass IR metrics, the IR metrics of its output.
   double profilerS = 0;
+  HeapFigures heap;
   /// Set by the caller after the stage (IR after the stage).
   std::optional<IRMetrics> ir;
+};
+
+/// Where a session's live heap peaked.
+struct HeapPeakRecord {
+  /// The highest live heap while the session recorded, and the innermost
+  /// pass record (label and index) and the stage running when it was
+  /// reached ("" / -1 when none was).
+  uint64_t peak = 0;
+  std::string pass;
+  int64_t passRecord = -1;
+  std::string stage;
+  /// The process's highest live heap since it started (not exact: the
+  /// highest reading at any boundary).
+  uint64_t lifetimePeak = 0;
+  bool exact = false;
 };
 
 /// Everything a ProfilingSession recorded.
@@ -134,6 +165,7 @@ struct SessionRecord {
   /// Time the process spent measuring: snapshots, pass hooks, IR metrics
   /// (per pass and after each stage). Writing the report is not in it.
   double profilerOverheadS = 0;
+  HeapPeakRecord heap;
 };
 
 /// Summary statistics of repeated measurements (Stats::record()).

@@ -218,16 +218,28 @@ llvm::Expected<T> fromJSONText(llvm::StringRef text,
                                llvm::StringRef source = "<json>");
 
 /// A fixed-width table, one row per stage: wall, CPU, RSS after, stage peak
-/// (with "hwm" or "smp" for its source), heap after, and, for stages whose
+/// (with "hwm" or "smp" for its source), live heap after and its peak in the
+/// stage, and, for stages whose
 /// `ir` is set, IR KB, lines, ops and amplification (IR bytes / IR bytes of
 /// the previous stage that has IR).
 std::string formatStageTable(llvm::ArrayRef<StageRecord> stages);
 
 /// The `top` most expensive non-adaptor passes by wall time: pass, op, stage,
-/// wall ms, CPU ms, RSS delta MB and (if measured) IR KB after. Ties keep
+/// wall ms, CPU ms, RSS delta MB, live-heap delta and peak MB, and (if
+/// measured) IR KB after. Ties keep
 /// the run order, so the table does not depend on timing noise beyond the
 /// times themselves.
 std::string formatPassTable(llvm::ArrayRef<PassRecord> passes, size_t top = 20);
+
+/// The same columns for the `top` passes that held the most heap at their
+/// peak above what was live when they began (heap peak - heap before):
+/// where memory goes, whatever the pass's time.
+std::string formatHeapPassTable(llvm::ArrayRef<PassRecord> passes,
+                                size_t top = 5);
+
+/// One line: the heap peak, the pass and stage it was reached in, the
+/// lifetime heap peak, and whether the heap was counted exactly.
+std::string formatHeapPeak(const HeapPeakRecord &heap);
 
 } // namespace q2::profiling
 

@@ -98,6 +98,17 @@ Q2_JSON_FIELDS(TimelineRecord) {
   v("samples", r.samples);
 }
 
+// Keys flattened into pass and stage records. Always written; reports from
+// before exact heap counting lack them and read as 0 / not exact.
+Q2_JSON_FIELDS(HeapFigures) {
+  v.when(true, "heap_before_bytes", r.before);
+  v.when(true, "heap_after_bytes", r.after);
+  v.when(true, "heap_allocated_bytes", r.allocated);
+  v.when(true, "heap_alloc_count", r.allocCount);
+  v.when(true, "heap_peak_bytes", r.peak);
+  v.when(true, "heap_exact", r.exact);
+}
+
 Q2_JSON_FIELDS(PassRecord) {
   v("index", r.index);
   v("parent", r.parent);
@@ -124,6 +135,7 @@ Q2_JSON_FIELDS(PassRecord) {
   v("rss_before_bytes", r.rssBefore);
   v("rss_after_bytes", r.rssAfter);
   v("rss_delta_bytes", r.rssDelta);
+  fields(v, r.heap);
   v.optional("ir_after", r.irAfter);
 }
 
@@ -136,7 +148,9 @@ Q2_JSON_FIELDS(StageRecord) {
   // Repeated from the snapshots for readers of the file.
   v.derived("rss_before_bytes", r.begin.status.vmRSS);
   v.derived("rss_after_bytes", r.end.status.vmRSS);
-  v.derived("heap_after_bytes", r.end.heap.inUse);
+  // (Before exact heap counting, heap_after_bytes was the end snapshot's
+  // mallinfo2 figure; such a report reads it as a not exact one.)
+  fields(v, r.heap);
   v("peak_rss_bytes", r.peakRSS);
   v("peak_source", r.peakSource);
   v("peak_reset_accepted", r.peakResetAccepted);
@@ -151,6 +165,17 @@ Q2_JSON_FIELDS(StageRecord) {
   v.optional("ir", r.ir);
 }
 
+// Flattened into the session record. Absent in reports from before exact
+// heap counting.
+Q2_JSON_FIELDS(HeapPeakRecord) {
+  v.when(true, "heap_peak_bytes", r.peak);
+  v.when(true, "heap_peak_pass", r.pass);
+  v.when(true, "heap_peak_pass_record", r.passRecord);
+  v.when(true, "heap_peak_stage", r.stage);
+  v.when(true, "lifetime_heap_peak_bytes", r.lifetimePeak);
+  v.when(true, "heap_exact", r.exact);
+}
+
 Q2_JSON_FIELDS(SessionRecord) {
   v("stages", r.stages);
   v("passes", r.passes);
@@ -159,6 +184,7 @@ Q2_JSON_FIELDS(SessionRecord) {
   v("warnings", r.warnings);
   v("lifetime_peak_rss_bytes", r.lifetimePeakRSS);
   v("profiler_overhead_s", r.profilerOverheadS);
+  fields(v, r.heap);
 }
 
 /// A q2.profile/2 report's "parameters" under /3's keys (QPEMetadata.def):
@@ -271,6 +297,12 @@ Q2_JSON_FIELDS(ProfileReport) {
   v.optional("phase_c", r.phaseC);
   v("lifetime_peak_rss_bytes", r.lifetimePeakRSS);
   v.derived("compile_s", r.compileSeconds());
+  // Repeated from phase_b for readers of the file.
+  v.derived("heap_peak_bytes", r.phaseB.heap.peak);
+  v.derived("heap_peak_pass", r.phaseB.heap.pass);
+  v.derived("heap_peak_stage", r.phaseB.heap.stage);
+  v.derived("lifetime_heap_peak_bytes", r.phaseB.heap.lifetimePeak);
+  v.derived("heap_exact", r.phaseB.heap.exact);
 }
 
 Q2_JSON_FIELDS(SnapshotEntry) {

@@ -16,7 +16,9 @@
 //
 // Threading: all methods may be called from any thread, but per-pass RSS and
 // the pass named at the RSS peak are only meaningful when passes run on one
-// thread; beginPass records a warning otherwise.
+// thread; beginPass records a warning otherwise. Heap figures
+// (q2/Profiling/Heap.h) are the whole process's at every moment: with
+// several threads a pass's peak includes what the others hold then.
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_PROFILING_SESSION_H
@@ -132,6 +134,10 @@ public:
   /// process's peak RSS so far, which VmHWM alone no longer gives once it
   /// has been reset.
   uint64_t lifetimePeakRSS() const;
+
+  /// The session's heap peak so far (from its start), where it was
+  /// reached, and the process's lifetime heap peak.
+  HeapPeakRecord heapPeak() const;
 
   /// Everything recorded. A peak sampled between passes names the stage's
   /// pass that finished last (`lastPass`).

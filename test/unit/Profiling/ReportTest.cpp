@@ -403,8 +403,11 @@ TEST(ProfReport, StageTableComputesAmplification) {
   st[0].end.status.vmRSS = 100000000;
   st[0].peakRSS = 150000000;
   st[0].peakSource = "kernel_hwm";
-  st[0].end.heap.inUse = 40000000;
+  st[0].heap.after = 40000000;
+  st[0].heap.peak = 45000000;
   st[0].ir = IRMetrics{"mlir", 10240, 100, 50, {}};
+  for (StageRecord &s : st)
+    s.heap.exact = true; // (else a note follows the table)
   st[1].name = "NoIR";
   st[1].peakSource = "sampled";
   st[2].name = "LLVMIR";
@@ -420,6 +423,7 @@ TEST(ProfReport, StageTableComputesAmplification) {
   EXPECT_TRUE(lines[0].contains("RSS MB") && lines[0].contains("IR kB")) << t;
   EXPECT_TRUE(lines[1].contains(" 100.0 ")) << t;   // RSS MB
   EXPECT_TRUE(lines[1].contains(" 40.0 ")) << t;    // heap MB
+  EXPECT_TRUE(lines[1].contains(" 45.0 ")) << t;    // heap peak MB
   EXPECT_TRUE(lines[1].contains("10.2")) << t;      // IR kB (10240 bytes)
   EXPECT_TRUE(lines[1].trim().ends_with("-")) << t; // no previous IR
   EXPECT_TRUE(lines[2].contains("smp")) << t;
