@@ -417,9 +417,13 @@ Value q2::profiling::view::buildView(const Value &report, StringRef label,
     o["wall_s"] = num0(p, "wall_s");
     o["self_wall_s"] = num0(p, "self_wall_s");
     o["cpu_s"] = num0(p, "cpu_s");
-    copyNumbers(o, p, {"rss_after_bytes", "rss_delta_bytes",
-                       "heap_after_bytes", "heap_peak_bytes",
-                       "heap_allocated_bytes", "heap_alloc_count"});
+    copyNumbers(o, p, {"rss_after_bytes", "rss_delta_bytes"});
+    // A pass's heap figures only when counted at every allocation: glibc's
+    // readings at its boundaries cannot say which pass held the memory.
+    if (const Value *e = get(p, "heap_exact"); !e || !e->is_boolean() ||
+                                               e->get<bool>())
+      copyNumbers(o, p, {"heap_after_bytes", "heap_peak_bytes",
+                         "heap_allocated_bytes", "heap_alloc_count"});
     o["ir_growth_bytes"] = nullptr;
     if (const Value *ir = get(p, "ir_after")) {
       double bytes = num0(*ir, "bytes");
@@ -558,7 +562,10 @@ Value q2::profiling::view::buildView(const Value &report, StringRef label,
     t["heap_peak_bytes"] = *hp;
     t["heap_peak_pass"] = str(report, "heap_peak_pass");
     t["heap_peak_stage"] = str(report, "heap_peak_stage");
-    t["heap_peak_source"] = "exact";
+    // Not exact without the interposer (mallinfo2 at pass boundaries).
+    const Value *ex = get(report, "heap_exact");
+    t["heap_peak_source"] =
+        ex && ex->is_boolean() && !ex->get<bool>() ? "boundaries" : "exact";
   } else {
     std::optional<double> best;
     std::string where;
@@ -808,6 +815,8 @@ void formatHeader(llvm::raw_ostream &os, const Value &v, unsigned width) {
     memory += " in " + hs;
   if (str(t, "heap_peak_source") == "stage_end")
     memory += " (live at a stage end)";
+  else if (str(t, "heap_peak_source") == "boundaries")
+    memory += " (not exact: mallinfo2 at pass boundaries)";
   if (auto lp = num(t, "lifetime_peak_rss_bytes"))
     memory += "; lifetime peak RSS " + mb(lp);
   wrap(os, "memory", memory, width);

@@ -25,6 +25,11 @@
 // RUN:   --pass-pipeline='builtin.module(q2-profile{pipeline="canonicalize,func.func(cse,q2-test-heap-spike{mb=64}),cse" report=%t/plain.json})'
 // RUN: %python %S/Inputs/heap_check.py %t/plain.json --not-exact \
 // RUN:   | FileCheck %s --check-prefix=PLAIN
+// The views read the real reports: the exact one names the spike as the
+// pass that held the most heap; the other says its peak is not exact and
+// shows no per-pass heap.
+// RUN: q2-profile show %t/preload.json --top 1 --by heap --width 200 | FileCheck %s --check-prefix=SHOW
+// RUN: q2-profile show %t/plain.json --top 1 --by heap --width 200 | FileCheck %s --check-prefix=SHOWPLAIN
 // RUN: diff %t/q2opt.mlir %t/preload.mlir
 // RUN: diff %t/q2opt.mlir %t/plain.mlir
 //
@@ -39,6 +44,11 @@
 // CHECK: heap peak in pass q2-test-heap-spike (stage func.func(cse,q2-test-heap-spike))
 // CHECK: trace: heap_peak_mb on
 // PLAIN: heap keys: {{[0-9]+}} stages, {{[0-9]+}} passes, exact False
+// SHOW: memory: {{.*}}heap peak {{[0-9.]+}} MB in q2-test-heap-spike;
+// SHOW: top 1 passes by heap peak
+// SHOW: q2-test-heap-spike
+// SHOWPLAIN: (not exact: mallinfo2 at pass boundaries)
+// SHOWPLAIN: no per-pass heap peaks in this report
 // BAD: error: q2-test-heap-spike: chunks must be >= 1
 
 func.func @f(%a: i32) -> i32 {

@@ -83,6 +83,7 @@
     var peakWhere = t.peak_rss_stage ? t.peak_rss_stage + (t.peak_rss_pass && t.peak_rss_pass !== t.peak_rss_stage ? " / " + t.peak_rss_pass : "") : "";
     var heapWhere = t.heap_peak_pass || t.heap_peak_stage || "";
     if (t.heap_peak_source === "stage_end") heapWhere += (heapWhere ? " " : "") + "(live at a stage end)";
+    else if (t.heap_peak_source === "boundaries") heapWhere += (heapWhere ? " " : "") + "(not exact: mallinfo2 at pass boundaries)";
     s.appendChild(el("div", { cls: "cards" },
       card("compile wall", secs(t.compile_s), "CPU " + secs(t.compile_cpu_s), "total-compile"),
       card("peak RSS", mb(t.peak_rss_bytes), peakWhere, "peak-rss"),

@@ -88,6 +88,9 @@ if a.trace:
         s = [e for e in spans if e["name"] == arg]
         assert s and all(e["args"]["heap_peak_mb"] * 1e6 >= int(mib) << 20
                          for e in s), s
+    stages = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "stage"]
     counters = [e for e in ev if e.get("ph") == "C" and e.get("name") == "Heap"]
-    assert len(counters) == 2 * len(spans), (len(counters), len(spans))
+    # The live heap at every pass's and stage's two boundaries.
+    assert len(counters) == 2 * (len(spans) + len(stages)), (
+        len(counters), len(spans), len(stages))
     print("trace: heap_peak_mb on %d pass spans, Heap counter" % len(spans))

@@ -369,7 +369,7 @@ TEST(ProfIRMetricsCache, ComposedEqualsWholePrintAndReprintsOnlyChanges) {
   // After a "pass" on @g: only @g is hashed again; its own figures too.
   auto g = mod->lookupSymbol<mlir::func::FuncOp>("g");
   mlir::OpBuilder b(g.getBody().front().getTerminator());
-  b.create<mlir::arith::ConstantIntOp>(g.getLoc(), 7, 32);
+  mlir::arith::ConstantIntOp::create(b, g.getLoc(), 7, 32);
   expectSame(cache.measureAfterPassOn(*mod, g),
              measureIR(*mod, verifiedFlags()));
   EXPECT_EQ(measured(), 4u);
