@@ -167,22 +167,31 @@
   function stagesSection(v) {
     var s = section("stages", "Stages: time and IR size");
     var st = v.stages;
-    var names = st.map(function (x, i) { return (i + 1) + ". " + x.name; });
+    // Long stage names (a func.func(...) element of many passes) are
+    // shortened in the middle for the axis; the hover has them whole.
+    var label = function (x, i) {
+      var n = x.name.length > 40 ? x.name.slice(0, 19) + "\u2026" + x.name.slice(-20) : x.name;
+      return (i + 1) + ". " + n;
+    };
+    var names = st.map(label);
     var h = Math.max(260, 22 * st.length + 80);
     var g = el("div", { cls: "grid2" });
     var a = el("div", { cls: "plot", id: "stage-time-plot" }), b = el("div", { cls: "plot", id: "stage-ir-plot" });
     g.appendChild(a); g.appendChild(b); s.appendChild(g);
     var yaxis = { autorange: "reversed", automargin: true, tickfont: { size: 10 } };
-    plot(a, [{ type: "bar", orientation: "h", y: names, x: st.map(function (x) { return x.wall_s * 1e3; }), name: "wall ms", marker: { color: "#4e79a7" } },
-             { type: "bar", orientation: "h", y: names, x: st.map(function (x) { return x.cpu_s * 1e3; }), name: "CPU ms", marker: { color: "#a0cbe8" } }],
+    plot(a, [{ type: "bar", orientation: "h", y: names, x: st.map(function (x) { return x.wall_s * 1e3; }), name: "wall ms", marker: { color: "#4e79a7" },
+               customdata: st.map(function (x) { return x.name; }), hovertemplate: "%{customdata}<br>%{x:.2f} ms<extra>wall</extra>" },
+             { type: "bar", orientation: "h", y: names, x: st.map(function (x) { return x.cpu_s * 1e3; }), name: "CPU ms", marker: { color: "#a0cbe8" },
+               customdata: st.map(function (x) { return x.name; }), hovertemplate: "%{customdata}<br>%{x:.2f} ms<extra>CPU</extra>" }],
          { title: { text: "wall / CPU (ms)", font: { size: 13 } }, barmode: "group", yaxis: yaxis, height: h });
     var withIR = st.filter(function (x) { return isNum(x.ir_bytes); });
     if (withIR.length) {
-      var n2 = withIR.map(function (x) { return (st.indexOf(x) + 1) + ". " + x.name; });
+      var n2 = withIR.map(function (x) { return label(x, st.indexOf(x)); });
       plot(b, [{ type: "bar", orientation: "h", y: n2, x: withIR.map(function (x) { return x.ir_bytes / 1e3; }), name: "IR kB", marker: { color: "#f28e2b" },
                  text: withIR.map(function (x) { return isNum(x.ir_lines) ? fmt(x.ir_lines, 0) + " lines" : x.ir_kind; }), textposition: "auto",
-                 hovertemplate: "%{y}<br>%{x:.1f} kB, %{text}<extra></extra>" }],
-           { title: { text: "IR after the stage (kB; lines)", font: { size: 13 } }, yaxis: yaxis, height: h, xaxis: { type: withIR.some(function (x) { return x.ir_bytes > 0; }) ? "log" : "linear" } });
+                 customdata: withIR.map(function (x) { return x.name; }),
+                 hovertemplate: "%{customdata}<br>%{x:.1f} kB, %{text}<extra></extra>" }],
+           { title: { text: "IR after the stage (kB; lines)", font: { size: 13 } }, yaxis: yaxis, height: h, xaxis: withIR.some(function (x) { return x.ir_bytes > 0; }) ? { type: "log", dtick: 1 } : { type: "linear" } });
     } else {
       b.textContent = "No IR sizes in this report.";
     }
