@@ -6,12 +6,15 @@ Runs `Q2OPT --qpe-pipeline PROGRAM` and `Q2OPT --profile-stages --run 0
 PROGRAM --report R` in alternating order, N rounds (default 7), and
 compares the median of the reports' profiler_overhead_s with the median
 over rounds of the paired difference in whole-process wall time (the plain
-run of the same round), wall and CPU (user + sys of the child: on a loaded
-machine, as under ctest -j, the wall difference of a run this short
-scatters by tens of percent, its CPU difference much less). Prints the
-figures and the CPU ratio, then "OK" when that ratio is within [0.5, 1.8]
-(an accounting that leaves out the IR metrics after each stage, most of the
-cost on this input, comes out near 0.1-0.3), else "MISMATCH".
+run of the same round), in wall and in CPU time (user + sys of the child).
+Prints the figures and both ratios, then "OK" when either is within
+[0.5, 1.8], else "MISMATCH". Either, because profiler_overhead_s is wall
+time: on an idle machine the wall ratio is the right one, but under ctest
+-j the wall difference of a run this short scatters by tens of percent,
+and when the cores are shared the figure itself grows with the waiting
+while the CPU difference does not. An accounting that leaves out the IR
+metrics after each stage, most of the cost on this input, comes out near
+0.1-0.3 on both.
 """
 import argparse
 import json
@@ -62,7 +65,8 @@ for i in range(a.rounds):
     accounted.append(json.load(open(report))["phase_b"]["profiler_overhead_s"])
 d, c = statistics.median(diffs), statistics.median(cpus)
 acc = statistics.median(accounted)
-ratio = acc / c if c > 0 else float("inf")
+rw = acc / d if d > 0 else float("inf")
+rc = acc / c if c > 0 else float("inf")
 print("profiler_overhead_s %.3f s, measured difference %.3f s wall, "
-      "%.3f s CPU, ratio to CPU %.2f" % (acc, d, c, ratio))
-print("OK" if 0.5 <= ratio <= 1.8 else "MISMATCH")
+      "%.3f s CPU; ratios %.2f (wall), %.2f (CPU)" % (acc, d, c, rw, rc))
+print("OK" if 0.5 <= rw <= 1.8 or 0.5 <= rc <= 1.8 else "MISMATCH")
