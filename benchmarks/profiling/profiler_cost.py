@@ -19,7 +19,9 @@
      sides, as q2-profile runs one thread), paired per round, median of the
      per-round ratios. Each profiled variant's output is compared with the
      plain pipeline's first: a q2-profile that runs a different pipeline is
-     reported, not timed.
+     reported, not timed. The whole process's wall time (loading mlir-opt's
+     libraries and the plugin, parsing, printing) is printed beside it, for
+     reading; the verdict is on the in-process times.
 
 With --instructions, section 2 also counts instructions with valgrind's
 callgrind (one run each; the machine's load does not change them): the
@@ -47,7 +49,7 @@ SPARSE = os.path.join(benchlib.ROOT, "test", "Plugin", "Inputs",
                       "llvm-project", "dense_output.mlir")
 MLIR_OPT = os.path.join(benchlib.LLVM_BIN, "mlir-opt")
 SPARSIFIER = "sparsifier"
-SKIP = ("Parser", "Output", "Rest", "Total", "root")
+SKIP = ("Parser", "Output", "Rest", "Total", "root", "(process)")
 
 
 def q2opt_section(bindir, norb, runs):
@@ -102,15 +104,20 @@ def quartiles(v):
 
 
 def timing(cmd):
-    """In-process times of a mlir-opt run: {top-level name: wall s}."""
+    """In-process times of a mlir-opt run: {top-level name: wall s}, and
+    the whole process's wall time under "(process)"."""
+    t0 = time.perf_counter()
     p = subprocess.run(cmd + ["--mlir-timing", "--mlir-output-format=json"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True)
+    whole = time.perf_counter() - t0
     if p.returncode:
         sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd),
                                          p.stderr))
-    return {e["name"]: e["wall"]["duration"] for e in json.loads(p.stderr)
-            if "name" in e}
+    t = {e["name"]: e["wall"]["duration"] for e in json.loads(p.stderr)
+         if "name" in e}
+    t["(process)"] = whole
+    return t
 
 
 def sparse_section(bindir, runs, instructions):
@@ -140,6 +147,7 @@ def sparse_section(bindir, runs, instructions):
                       "pipeline (%d bytes, plain %d): it ran another pipeline;"
                       " not timed" % (k, len(outputs[k]), len(outputs["plain"])))
         times = {k: [] for k in variants}
+        whole = {k: [] for k in variants}  # spawn to exit
         stages = {k: [] for k in ("ir", "no-ir")}
         reports = {"ir": os.path.join(tmp, "ir.json"),
                    "no-ir": os.path.join(tmp, "noir.json")}
@@ -149,6 +157,7 @@ def sparse_section(bindir, runs, instructions):
                 order.reverse()
             for k in order:
                 t = timing(variants[k] + ["-o", os.devnull])
+                whole[k].append(t["(process)"])
                 if k == "plain":
                     times[k].append(sum(v for n, v in t.items()
                                         if n not in SKIP))
@@ -175,6 +184,11 @@ def sparse_section(bindir, runs, instructions):
                      "/".join("%.2f" % x for x in quartiles(paired)),
                      med(times[k]) / med(times["plain"]), med(per_pass),
                      "" if same[k] else "  [different module: not valid]"))
+            pw = [p / q for p, q in zip(whole[k], whole["plain"])]
+            print("    whole process (spawn to exit, libraries loaded): %.1f "
+                  "ms against %.1f ms; paired %.3f (quartiles %s)"
+                  % (1e3 * med(whole[k]), 1e3 * med(whole["plain"]), med(pw),
+                     "/".join("%.2f" % x for x in quartiles(pw))))
         if instructions:
             counts = count_instructions(variants, tmp)
             if counts:

