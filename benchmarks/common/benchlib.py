@@ -139,3 +139,18 @@ def callgrind_counts(variants, wanted, tmp):
                       % (fn.strip(), name))
                 return None
     return out
+
+
+def sparse_program(source, copies, out):
+    """The functions of the MLIR file `source`, `copies` times under
+    distinct names (a larger program of the same kernels), written to
+    `out`."""
+    text = open(source).read()
+    head, body = text.split("func.func", 1)
+    body = "func.func" + body
+    with open(out, "w") as f:
+        f.write(head)
+        for i in range(copies):
+            f.write(re.sub(r"func\.func @(\w+)",
+                           lambda m: "func.func @%s_%d" % (m.group(1), i), body))
+    return out

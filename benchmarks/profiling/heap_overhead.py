@@ -49,19 +49,6 @@ MLIR_OPT = os.path.join(benchlib.LLVM_BIN, "mlir-opt")
 TARGET = 1.05
 
 
-def sparse_program(copies, out):
-    """The kernels of SPARSE, `copies` times under distinct names."""
-    text = open(SPARSE).read()
-    head, body = text.split("func.func", 1)
-    body = "func.func" + body
-    with open(out, "w") as f:
-        f.write(head)
-        for i in range(copies):
-            f.write(re.sub(r"func\.func @(\w+)",
-                           lambda m: "func.func @%s_%d" % (m.group(1), i), body))
-    return out
-
-
 def environ(extra):
     return dict(os.environ, **extra) if extra else None
 
@@ -189,7 +176,8 @@ def main():
                      res, "q2-opt-noheap", "q2-opt", a.runs, a.instructions,
                      sides)
 
-        sparse = sparse_program(a.copies, os.path.join(tmp, "sparse.mlir"))
+        sparse = benchlib.sparse_program(SPARSE, a.copies,
+                                         os.path.join(tmp, "sparse.mlir"))
         cmd = [MLIR_OPT, sparse, "--sparsifier", "-o", os.devnull]
         sides = {"mlir-opt-22": (cmd, None),
                  "+libq2_heap.so": (cmd, {"LD_PRELOAD": heaplib})}

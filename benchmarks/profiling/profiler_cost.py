@@ -27,7 +27,11 @@ With --instructions, section 2 also counts instructions with valgrind's
 callgrind (one run each; the machine's load does not change them): the
 q2-profile pass's runOnOperation against the plain run's PassManager::run.
 
-Usage: profiler_cost.py [--bin DIR] [--runs N] [--sparse-runs N]
+With --sparse-copies N, section 2 runs on N copies of
+benchmarks/profiling/Inputs/sparse-kernels.mlir instead (a larger program:
+the pass's fixed costs weigh less).
+
+Usage: profiler_cost.py [--bin DIR] [--runs N] [--sparse-runs N] [--sparse-copies N]
                         [--norbs 12,16] [--instructions]
 Prints the load average; exit status 0 even when a target is missed (the
 PASS/FAIL lines say so).
@@ -47,6 +51,8 @@ import benchlib  # noqa: E402
 
 SPARSE = os.path.join(benchlib.ROOT, "test", "Plugin", "Inputs",
                       "llvm-project", "dense_output.mlir")
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs",
+                       "sparse-kernels.mlir")
 MLIR_OPT = os.path.join(benchlib.LLVM_BIN, "mlir-opt")
 SPARSIFIER = "sparsifier"
 SKIP = ("Parser", "Output", "Rest", "Total", "root", "(process)")
@@ -120,11 +126,16 @@ def timing(cmd):
     return t
 
 
-def sparse_section(bindir, runs, instructions):
+def sparse_section(bindir, runs, instructions, copies=0):
     plugin = os.path.join(os.path.dirname(bindir), "lib", "Q2Plugin.so")
-    benchlib.require(plugin, SPARSE)
+    benchlib.require(plugin, SPARSE, KERNELS)
     with tempfile.TemporaryDirectory(prefix="q2-cost-sparse-") as tmp:
-        base = [MLIR_OPT, SPARSE, "--mlir-disable-threading",
+        program, name = SPARSE, "dense_output.mlir"
+        if copies:
+            program = benchlib.sparse_program(
+                KERNELS, copies, os.path.join(tmp, "kernels.mlir"))
+            name = "%d copies of sparse-kernels.mlir" % copies
+        base = [MLIR_OPT, program, "--mlir-disable-threading",
                 "--load-pass-plugin=" + plugin]
         profile = lambda opts: base + [
             "--pass-pipeline=builtin.module(q2-profile{pipeline=\"%s\" %s})"
@@ -170,8 +181,8 @@ def sparse_section(bindir, runs, instructions):
                     stages[k].append(sum(s["wall_s"] for s in rep
                                          if s["name"] != "Input"))
         med = statistics.median
-        print("sparsifier on dense_output.mlir, %d paired rounds: plain "
-              "pipeline %.1f ms (median)" % (runs, 1e3 * med(times["plain"])))
+        print("sparsifier on %s, %d paired rounds: plain pipeline %.1f ms "
+              "(median)" % (name, runs, 1e3 * med(times["plain"])))
         ratios = {}
         for k in ("ir", "no-ir"):
             paired = [p / q for p, q in zip(times[k], times["plain"])]
@@ -237,6 +248,9 @@ def main():
                     help="paired rounds of the sparsifier (default 21)")
     ap.add_argument("--norbs", default="16,12")
     ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--sparse-copies", type=int, default=0,
+                    help="time the q2-profile pass on N copies of "
+                    "Inputs/sparse-kernels.mlir instead of dense_output.mlir")
     a = ap.parse_args()
     bindir = os.path.abspath(a.bin)
     t0 = time.time()
@@ -245,7 +259,8 @@ def main():
     results = {}
     for norb in (int(n) for n in a.norbs.split(",") if n):
         results[norb] = q2opt_section(bindir, norb, a.runs)
-    sparse = sparse_section(bindir, a.sparse_runs, a.instructions)
+    sparse = sparse_section(bindir, a.sparse_runs, a.instructions,
+                            a.sparse_copies)
     print("load average at end: %.1f (%.0f s)" % (os.getloadavg()[0],
                                                  time.time() - t0))
     for norb, r in results.items():
