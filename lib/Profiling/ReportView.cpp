@@ -44,6 +44,13 @@ const Value *get(const Value &v, const char *key) {
     return nullptr;
   return &*it;
 }
+/// Whether a record's (or the report's) heap figures were counted at every
+/// allocation: false only where it says `"heap_exact": false` (mallinfo2
+/// at boundaries); reports from before the key are taken as they are.
+bool heapCountedExactly(const Value &v) {
+  const Value *e = get(v, "heap_exact");
+  return !e || !e->is_boolean() || e->get<bool>();
+}
 std::optional<double> num(const Value &v, const char *key) {
   const Value *p = get(v, key);
   if (p && p->is_number())
@@ -420,8 +427,7 @@ Value q2::profiling::view::buildView(const Value &report, StringRef label,
     copyNumbers(o, p, {"rss_after_bytes", "rss_delta_bytes"});
     // A pass's heap figures only when counted at every allocation: glibc's
     // readings at its boundaries cannot say which pass held the memory.
-    if (const Value *e = get(p, "heap_exact"); !e || !e->is_boolean() ||
-                                               e->get<bool>())
+    if (heapCountedExactly(p))
       copyNumbers(o, p, {"heap_after_bytes", "heap_peak_bytes",
                          "heap_allocated_bytes", "heap_alloc_count"});
     o["ir_growth_bytes"] = nullptr;
@@ -563,9 +569,7 @@ Value q2::profiling::view::buildView(const Value &report, StringRef label,
     t["heap_peak_pass"] = str(report, "heap_peak_pass");
     t["heap_peak_stage"] = str(report, "heap_peak_stage");
     // Not exact without the interposer (mallinfo2 at pass boundaries).
-    const Value *ex = get(report, "heap_exact");
-    t["heap_peak_source"] =
-        ex && ex->is_boolean() && !ex->get<bool>() ? "boundaries" : "exact";
+    t["heap_peak_source"] = heapCountedExactly(report) ? "exact" : "boundaries";
   } else {
     std::optional<double> best;
     std::string where;
