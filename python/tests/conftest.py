@@ -42,6 +42,17 @@ def h2(h2_path):
                       profile=True)
 
 
+@pytest.fixture(scope="module")
+def h2_report_file(h2, tmp_path_factory):
+    """(directory, path): the H2 report written as a file, in a directory
+    of the test module's own."""
+    import json
+    d = tmp_path_factory.mktemp("h2-report")
+    path = d / "r.json"
+    path.write_text(json.dumps(h2.report.to_dict()))
+    return d, path
+
+
 @pytest.fixture(scope="session", autouse=True)
 def molecule_cache(tmp_path_factory):
     """Hamiltonians built with psi4 go to a cache of this session (never the

@@ -9,11 +9,8 @@ import q2
 
 
 @pytest.fixture(scope="module")
-def report(h2, tmp_path_factory):
-    d = tmp_path_factory.mktemp("validation")
-    path = d / "r.json"
-    path.write_text(json.dumps(h2.report.to_dict()))
-    return d, path
+def report(h2_report_file):
+    return h2_report_file
 
 
 @pytest.mark.parametrize("value,message", [

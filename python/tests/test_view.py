@@ -9,11 +9,8 @@ import q2
 
 
 @pytest.fixture(scope="module")
-def report(h2, tmp_path_factory):
-    d = tmp_path_factory.mktemp("view")
-    path = d / "r.json"
-    path.write_text(json.dumps(h2.report.to_dict()))
-    return d, path
+def report(h2_report_file):
+    return h2_report_file
 
 
 def test_show_prints_header_stages_and_tree(report):
