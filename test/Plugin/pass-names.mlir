@@ -13,7 +13,8 @@
 // RUN:   2> %t/timing.txt
 // RUN: mlir-opt-22 --load-pass-plugin=%q2_plugin %S/Inputs/llvm-project/dense_output.mlir -o /dev/null \
 // RUN:   --pass-pipeline='builtin.module(q2-profile{pipeline="inline,sparsification-and-bufferization,func.func(canonicalize)" report=%t/r.json})'
-// RUN: %python %S/Inputs/pass_names_check.py %t/r.json %t/timing.txt | FileCheck %s
+// RUN: %python %S/Inputs/pass_names_check.py %t/r.json %t/timing.txt \
+// RUN:   --timer-may-merge StageSparseOperations | FileCheck %s
 //
 // The same pass names from q2-opt's own pass manager (--profile-passes on
 // an MLIR program), whose --mlir-timing it prints for every stage.
@@ -28,11 +29,13 @@
 // CHECK: record PreSparsificationRewrite
 // CHECK: record 'func.func' Pipeline
 // CHECK: record EmptyTensorToAllocTensorPass
+// CHECK: record StageSparseOperations
 // CHECK: record SparseTensorCodegen
-// MLIR's timer merges the second func.func pipeline inside
-// SparsificationAndBufferization into the first and does not print its
-// pass; the record is there (the pass ran, once per function).
-// CHECK: missing-from-timing StageSparseOperations
+// MLIR's timer may merge the second func.func pipeline inside
+// SparsificationAndBufferization into another timer and then does not
+// print its pass (on some machines only: timers are keyed by pass
+// address); the record is there either way (the pass ran, once per
+// function), hence --timer-may-merge above.
 // CHECK-NOT: missing-from
 // CHECK: checked 14 names
 

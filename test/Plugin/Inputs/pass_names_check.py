@@ -1,7 +1,7 @@
 """Compares the pass names of a q2-profile report with mlir-opt's
 --mlir-timing (tree display) of the same pipeline.
 
-usage: pass_names_check.py REPORT TIMING
+usage: pass_names_check.py REPORT TIMING [--timer-may-merge NAME]...
 
 Prints the distinct names of the records of MLIR passes (not steps such as
 llvm-codegen, which have no op) in first-seen order ("record NAME"), then
@@ -10,12 +10,25 @@ print, then "missing-from-report NAME" for each pass --mlir-timing prints
 that no record has (analyses "(A) ...", Parser, Output, Rest, Total and
 root are not passes, nor pipeline scopes "'op' Pipeline": a pass such as
 the inliner runs pipelines without an adaptor), then "checked N names".
+
+--timer-may-merge NAME: MLIR's timer keys a pass's timer by the address of
+the pass object, so a pipeline that a pass builds while it runs can land on
+a freed pass's address and be merged into that pass's timer. Whether it does
+depends on the allocator and the machine (CI printed the pass this check
+found missing here). Such a NAME is not reported missing either way.
 """
 import json
 import re
 import sys
 
-report, timing = sys.argv[1], sys.argv[2]
+import argparse
+
+ap = argparse.ArgumentParser()
+ap.add_argument("report")
+ap.add_argument("timing")
+ap.add_argument("--timer-may-merge", action="append", default=[])
+args = ap.parse_args()
+report, timing = args.report, args.timing
 records = []
 for p in json.load(open(report))["phase_b"]["passes"]:
     if p["op"] and p["name"] not in records:
@@ -38,7 +51,7 @@ for line in open(timing):
 for r in records:
     print("record " + r)
 for r in records:
-    if r not in printed:
+    if r not in printed and r not in args.timer_may_merge:
         print("missing-from-timing " + r)
 for t in printed:
     if t not in records and not re.match(r"^'[^']*' Pipeline$", t):
