@@ -4,6 +4,12 @@
 #include "q2/Support/FileIO.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cstring>
 
 using namespace llvm;
 
@@ -46,6 +52,204 @@ Error writeFile(StringRef path, const Value &v, int indent) {
     return Error::success();
   });
 }
+
+Error writeTextFile(StringRef path, Expected<std::string> text) {
+  if (!text)
+    return createStringError(path + ": " + toString(text.takeError()));
+  return writeFileAtomically(path, [&](raw_ostream &os) {
+    os << *text << '\n';
+    return Error::success();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// TextWriter
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+void TextWriter::integer(int64_t i) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, i);
+  out.append(buf, r.ptr);
+}
+
+void TextWriter::unsignedInteger(uint64_t u) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, u);
+  out.append(buf, r.ptr);
+}
+
+void TextWriter::number(double d) {
+  if (!std::isfinite(d))
+    return null();
+  // nlohmann's serializer formats floats with this (shortest round-trip
+  // digits, "1.0" for integral values, "1e-05" style exponents).
+  char buf[64];
+  char *end = nlohmann::detail::to_chars(buf, buf + sizeof buf, d);
+  out.append(buf, end);
+}
+
+void TextWriter::string(StringRef s) {
+  out += '"';
+  // nlohmann's escapes (ensure_ascii off): the two-character ones, \u00xx
+  // for other control characters; other bytes as they are, if UTF-8.
+  bool ascii = true;
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = s[i];
+    if (c >= 0x80)
+      ascii = false;
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\b': out += "\\b"; break;
+    case '\t': out += "\\t"; break;
+    case '\n': out += "\\n"; break;
+    case '\f': out += "\\f"; break;
+    case '\r': out += "\\r"; break;
+    default: {
+      static const char hex[] = "0123456789abcdef";
+      char esc[] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      out.append(esc, sizeof esc);
+    }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+  size_t at = 0;
+  if (!ascii && error.empty() && !llvm::json::isUTF8(s, &at))
+    error = formatv("a string is not UTF-8 (byte {0} of \"{1}\")", at,
+                    llvm::json::fixUTF8(s.take_front(40)))
+                .str();
+}
+
+void TextWriter::rawObject(const RawObject &o) {
+  // Its owner wrote it; a text that does not parse is written as {}.
+  Value v = Value::parse(o.text, nullptr, /*allow_exceptions=*/false);
+  if (!v.is_object() || v.empty()) {
+    out += "{}";
+    return;
+  }
+  auto text = json::dump(v, indent);
+  if (!text) {
+    if (error.empty())
+      error = toString(text.takeError());
+    else
+      consumeError(text.takeError());
+    out += "{}";
+    return;
+  }
+  if (indent < 0) {
+    out += *text;
+    return;
+  }
+  // Printed at level 0: its lines move to this level.
+  std::string pad(size_t(indent) * depth, ' ');
+  for (char c : *text) {
+    out += c;
+    if (c == '\n')
+      out += pad;
+  }
+}
+
+void TextWriter::newline(unsigned level) {
+  out += '\n';
+  out.append(size_t(indent) * level, ' ');
+}
+
+void TextWriter::open(char bracket) {
+  out += bracket;
+  ++depth;
+}
+
+void TextWriter::element(size_t index) {
+  if (indent < 0) {
+    if (index)
+      out += ',';
+    return;
+  }
+  if (index)
+    out += ',';
+  newline(depth);
+}
+
+void TextWriter::key(StringRef k) {
+  string(k);
+  out += indent < 0 ? ":" : ": ";
+}
+
+void TextWriter::close(char bracket, size_t count) {
+  --depth;
+  if (count && indent >= 0)
+    newline(depth);
+  out += bracket;
+}
+
+const TextWriter::Order &TextWriter::orderOf(ArrayRef<Member> members) {
+  // Records of one type mostly visit the same keys: the order is computed
+  // once per key sequence (keys are the field list's literals).
+  Order &o = orders[members.front().key];
+  if (o.keys.size() == members.size() &&
+      std::equal(o.keys.begin(), o.keys.end(), members.begin(),
+                 [](const char *k, const Member &m) { return k == m.key; }))
+    return o;
+  o.keys.clear();
+  for (const Member &m : members)
+    o.keys.push_back(m.key);
+  SmallVector<unsigned, 32> idx(members.size());
+  for (unsigned i = 0; i < idx.size(); ++i)
+    idx[i] = i;
+  // Stable: of equal keys (a field list that writes one twice) the last
+  // wins, as a second j[key] = ... does.
+  std::stable_sort(idx.begin(), idx.end(), [&](unsigned a, unsigned b) {
+    return std::strcmp(members[a].key, members[b].key) < 0;
+  });
+  o.emit.clear();
+  o.lengths.clear();
+  for (size_t i = 0; i < idx.size(); ++i) {
+    if (i + 1 < idx.size() &&
+        std::strcmp(members[idx[i]].key, members[idx[i + 1]].key) == 0)
+      continue;
+    const char *k = members[idx[i]].key;
+    size_t len = std::strlen(k);
+    // Field-list keys are ASCII names: nothing to escape.
+    assert(std::all_of(k, k + len, [](char c) {
+      return c > 0x20 && c < 0x7f && c != '"' && c != '\\';
+    }));
+    o.emit.push_back(idx[i]);
+    o.lengths.push_back(unsigned(len));
+  }
+  return o;
+}
+
+void TextWriter::closeRecord(size_t start,
+                             SmallVectorImpl<Member> &members) {
+  if (members.empty()) {
+    out += '{';
+    close('}', 0);
+    return;
+  }
+  const Order &o = orderOf(members);
+  scratch.assign(out, start, std::string::npos);
+  out.resize(start);
+  out += '{';
+  for (size_t n = 0; n < o.emit.size(); ++n) {
+    const Member &m = members[o.emit[n]];
+    element(n);
+    out += '"';
+    out.append(m.key, o.lengths[n]);
+    out.append(indent < 0 ? "\":" : "\": ", indent < 0 ? 2 : 3);
+    out.append(scratch, m.begin - start, m.end - m.begin);
+  }
+  close('}', o.emit.size());
+}
+
+} // namespace detail
 
 Error Cursor::error(const Twine &msg) const {
   if (keyPath.empty())

@@ -15,6 +15,9 @@
 //
 // json::toValue(r) writes every field, json::fromValue(cursor, r) reads them
 // back; the list is written once, so writer and reader cannot disagree.
+// json::dumpRecord(r) writes the text dump(toValue(r)) would, byte for byte,
+// without building the tree (for large records written once: the profile
+// report).
 //
 //===----------------------------------------------------------------------===//
 #ifndef Q2_SUPPORT_JSON_H
@@ -22,6 +25,8 @@
 
 #include "q2/Support/RawJSON.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -55,6 +60,10 @@ llvm::Expected<std::string> dump(const Value &v, int indent = 2);
 /// Serializes, then writes atomically (q2::writeFileAtomically), with a
 /// trailing newline. Nothing is written when serialization fails.
 llvm::Error writeFile(llvm::StringRef path, const Value &v, int indent = 2);
+/// Writes `text` (or the serialization error, naming `path`) as writeFile
+/// does.
+llvm::Error writeTextFile(llvm::StringRef path,
+                          llvm::Expected<std::string> text);
 
 /// A position in a parsed document: the value plus its source file and
 /// key path ("phase_b.stages[2].wall_s") for messages.
@@ -361,6 +370,166 @@ template <class T> llvm::Error fromValue(const Cursor &c, T &x) {
       return checkRecord(c, std::as_const(x));
   }
   return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Streaming serialization
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+/// Appends JSON text to a string as nlohmann's dump(indent) prints it
+/// (indent < 0: compact): the same separators, string escapes and number
+/// format (nlohmann's own float formatter). Containers are written by the
+/// templates below; a record's members are written in field-list order and
+/// then reordered by key (closeRecord), as nlohmann's std::map orders them.
+class TextWriter {
+public:
+  TextWriter(std::string &out, int indent) : out(out), indent(indent) {}
+
+  void null() { out += "null"; }
+  void boolean(bool b) { out += b ? "true" : "false"; }
+  void integer(int64_t i);
+  void unsignedInteger(uint64_t u);
+  void number(double d); ///< NaN and infinities as null
+  void string(llvm::StringRef s); ///< the first non-UTF-8 string is an error
+  void rawObject(const RawObject &o);
+
+  void open(char bracket);
+  /// Before each element of an array or map (`index` from 0).
+  void element(size_t index);
+  void key(llvm::StringRef k);
+  void close(char bracket, size_t count);
+
+  /// A record's values follow, one level deeper (no bracket yet).
+  void openRecord() { ++depth; }
+  /// One member of a record: its key and where its value's text is.
+  struct Member {
+    const char *key;
+    size_t begin, end;
+  };
+  /// The record's values were appended from `start` (one level deeper);
+  /// replaces them with the object, keys sorted, the last of equal keys.
+  void closeRecord(size_t start, llvm::SmallVectorImpl<Member> &members);
+
+  std::string &out;
+  /// Set by the first string that is not UTF-8.
+  std::string error;
+
+private:
+  /// Members of a key sequence in output order (duplicates dropped).
+  struct Order {
+    llvm::SmallVector<const char *, 32> keys;
+    llvm::SmallVector<unsigned, 32> emit, lengths;
+  };
+  const Order &orderOf(llvm::ArrayRef<Member> members);
+  void newline(unsigned level);
+  int indent;
+  unsigned depth = 0; ///< nesting level of the values being written
+  std::string scratch;
+  llvm::DenseMap<const char *, Order> orders;
+};
+
+template <class T> void writeText(TextWriter &w, const T &x);
+
+/// The field-list visitor of TextWriter: each field's value is written as
+/// it is visited (values may be temporaries of the field list).
+struct MemberWriter {
+  TextWriter &w;
+  llvm::SmallVectorImpl<TextWriter::Member> &members;
+  template <class T> void member(const char *key, const T &x) {
+    size_t begin = w.out.size();
+    writeText(w, x);
+    members.push_back({key, begin, w.out.size()});
+  }
+  template <class T> void operator()(const char *key, const T &x) {
+    member(key, x);
+  }
+  template <class T> void optional(const char *key, const std::optional<T> &x) {
+    if (x)
+      member(key, *x);
+  }
+  template <class T> void unlessDefault(const char *key, const T &x,
+                                        const T &dflt) {
+    if (!(x == dflt))
+      member(key, x);
+  }
+  template <class T> void when(bool cond, const char *key, const T &x) {
+    if (cond)
+      member(key, x);
+  }
+  template <class T> void derived(const char *key, const T &x) {
+    member(key, x);
+  }
+  static constexpr bool reading = false;
+};
+
+/// As toValue(x), as text.
+template <class T> void writeText(TextWriter &w, const T &x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    w.boolean(x);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    w.number(double(x));
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    w.integer(int64_t(x));
+  } else if constexpr (std::is_integral_v<T>) {
+    w.unsignedInteger(uint64_t(x));
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    w.string(x);
+  } else if constexpr (std::is_same_v<T, RawObject>) {
+    w.rawObject(x);
+  } else if constexpr (std::is_enum_v<T>) {
+    w.string(toString(x));
+  } else if constexpr (IsOptional<T>::value) {
+    if (x)
+      writeText(w, *x);
+    else
+      w.null();
+  } else if constexpr (IsVariant<T>::value) {
+    std::visit([&](const auto &e) { writeText(w, e); }, x);
+  } else if constexpr (IsVector<T>::value) {
+    w.open('[');
+    size_t i = 0;
+    for (const auto &e : x) {
+      w.element(i++);
+      writeText(w, e);
+    }
+    w.close(']', i);
+  } else if constexpr (IsStringMap<T>::value) {
+    // std::map's order is nlohmann's.
+    w.open('{');
+    size_t i = 0;
+    for (const auto &[k, e] : x) {
+      w.element(i++);
+      w.key(k);
+      writeText(w, e);
+    }
+    w.close('}', i);
+  } else {
+    size_t start = w.out.size();
+    llvm::SmallVector<TextWriter::Member, 32> members;
+    w.openRecord();
+    MemberWriter m{w, members};
+    fields(m, x);
+    w.closeRecord(start, members);
+  }
+}
+} // namespace detail
+
+/// The text dump(toValue(r), indent) returns, written directly.
+template <class T>
+llvm::Expected<std::string> dumpRecord(const T &r, int indent = 2) {
+  std::string out;
+  detail::TextWriter w(out, indent);
+  detail::writeText(w, r);
+  if (!w.error.empty())
+    return llvm::createStringError("cannot serialize JSON: " + w.error);
+  return out;
+}
+
+/// writeFile(path, toValue(r), indent), without building the tree.
+template <class T>
+llvm::Error writeRecordFile(llvm::StringRef path, const T &r, int indent = 2) {
+  return writeTextFile(path, dumpRecord(r, indent));
 }
 
 } // namespace q2::json

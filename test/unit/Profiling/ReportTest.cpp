@@ -288,6 +288,10 @@ TEST(ProfReport, WriteThenReadGivesTheSameReport) {
   std::string f = dir.file("r.json");
   ProfileReport r = sampleReport();
   ASSERT_FALSE(bool(writeReport(f, r)));
+  // Written without the nlohmann tree: the bytes the tree would print.
+  auto file = llvm::MemoryBuffer::getFile(f);
+  ASSERT_TRUE(bool(file));
+  EXPECT_EQ((*file)->getBuffer().str(), toJSONText(r, 2) + "\n");
   auto back = readReport(f);
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(toJSONText(*back), toJSONText(r));

@@ -393,4 +393,106 @@ TEST(SupportJSON, NonFiniteNumbersAreWrittenAsNullAndReadAsNaN) {
   EXPECT_TRUE(std::isnan(back.x));
 }
 
+/// A field list that writes one key twice and a temporary of its own.
+struct Odd {
+  bool finished = true;
+  std::string name;
+  float f = 0.1f;
+  std::vector<std::vector<int>> nested;
+  std::map<std::string, Inner> byName;
+  q2::json::RawObject raw;
+};
+Q2_JSON_FIELDS(Odd) {
+  v("name", r.name);
+  bool unfinished = !r.finished;
+  v.unlessDefault("unfinished", unfinished, false);
+  if constexpr (std::remove_reference_t<decltype(v)>::reading)
+    r.finished = !unfinished;
+  v("f", r.f);
+  v("nested", r.nested);
+  v("by_name", r.byName);
+  v("raw", r.raw);
+  v.derived("name", std::string("second"));
+}
+
+struct Nothing {
+  std::vector<Inner> none;
+};
+Q2_JSON_FIELDS(Nothing) {
+  v.when(!r.none.empty(), "none", r.none);
+}
+
+TEST(SupportJSON, StreamingWriterPrintsWhatTheTreePrints) {
+  // nlohmann's dump of toValue() is the reference: the same bytes for
+  // every indent, key order, escape and number format.
+  Outer o;
+  o.n = std::numeric_limits<int64_t>::min();
+  o.small = 4000000000u;
+  o.color = Color::Blue;
+  o.items = {{1.5, "a\"q\\\b\f\n\r\t\x01\x1f\x7f e\xcc\x81 \xe2\x82\xac"},
+             {-2.25e-7, std::nullopt},
+             {1e300, ""},
+             {std::nan(""), std::nullopt},
+             {-std::numeric_limits<double>::infinity(), "x"},
+             {0.1 + 0.2, "y"},
+             {-0.0, "z"},
+             {123456789012345678.0, std::nullopt},
+             {5e-324, std::nullopt}};
+  o.counts = {{"func", 2}, {"arith", 9}, {"Z", 0}, {"\xc3\xa9", 1}, {"", 3}};
+  o.any = 2.5;
+  Outer empty;
+  empty.any = std::string("");
+  Odd odd;
+  odd.finished = false;
+  odd.nested = {{}, {1, -2}, {}};
+  odd.byName = {{"b", {1, std::nullopt}}, {"a", {2, "n"}}};
+  odd.raw.text = R"({"b":[1,{"c":2}],"a":"\u00e9","e":{}})";
+  Odd plain;
+  plain.raw.text = "not json";
+  for (int indent : {-1, 0, 2, 4}) {
+    SCOPED_TRACE(indent);
+    auto check = [&](const auto &r) {
+      auto tree = json::dump(json::toValue(r), indent);
+      auto text = json::dumpRecord(r, indent);
+      ASSERT_TRUE(bool(tree)) << llvm::toString(tree.takeError());
+      ASSERT_TRUE(bool(text)) << llvm::toString(text.takeError());
+      EXPECT_EQ(*text, *tree);
+    };
+    check(o);
+    check(empty);
+    check(odd);
+    check(plain);
+    check(Inner{});
+    check(Nothing{}); // {}
+    check(std::vector<Nothing>(2));
+    Nothing some;
+    some.none = {{1, std::nullopt}, {2, std::nullopt}};
+    check(std::vector<Nothing>{Nothing{}, some, Nothing{}, some});
+  }
+  // The second "name" wins, as the second j[key] = ... does.
+  EXPECT_NE(json::dumpRecord(odd, -1)->find(R"("name":"second")"),
+            std::string::npos);
+}
+
+TEST(SupportJSON, StreamingWriterRefusesStringsThatAreNotUTF8) {
+  for (const char *bad : {"\xff", "ab\xc3", "\xed\xa0\x80" /* surrogate */,
+                          "\xc0\xaf" /* overlong */}) {
+    Inner in{1.0, std::string(bad)};
+    auto tree = json::dump(json::toValue(in), 2);
+    auto text = json::dumpRecord(in, 2);
+    EXPECT_FALSE(bool(tree)) << bad;
+    ASSERT_FALSE(bool(text)) << bad;
+    EXPECT_NE(llvm::toString(text.takeError()).find("not UTF-8"),
+              std::string::npos);
+    llvm::consumeError(tree.takeError());
+  }
+  TempDir dir;
+  std::string f = dir.file("bad.json");
+  Inner in{1.0, std::string("\xff")};
+  llvm::Error e = json::writeRecordFile(f, in);
+  ASSERT_TRUE(bool(e));
+  EXPECT_EQ(llvm::toString(std::move(e)).rfind(f + ": cannot serialize", 0), 0u);
+  EXPECT_FALSE(llvm::sys::fs::exists(f)); // nothing half-written
+}
+
 } // namespace
