@@ -120,9 +120,8 @@ def timing(cmd):
     if p.returncode:
         sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd),
                                          p.stderr))
-    entries = [(e["name"], e["wall"]["duration"])
-               for e in json.loads(p.stderr) if "name" in e]
-    t = dict(entries)
+    t = {e["name"]: e["wall"]["duration"] for e in json.loads(p.stderr)
+         if "name" in e}
     # Everything mlir-opt did between parsing and printing, on both sides:
     # pass manager set-up included. (Top-level entries are no sum: a
     # dynamic pipeline run inside a pass is a top-level entry too, timed

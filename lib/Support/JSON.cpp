@@ -44,13 +44,7 @@ Expected<std::string> dump(const Value &v, int indent) {
 }
 
 Error writeFile(StringRef path, const Value &v, int indent) {
-  auto text = dump(v, indent);
-  if (!text)
-    return createStringError(path + ": " + toString(text.takeError()));
-  return writeFileAtomically(path, [&](raw_ostream &os) {
-    os << *text << '\n';
-    return Error::success();
-  });
+  return writeTextFile(path, dump(v, indent));
 }
 
 Error writeTextFile(StringRef path, Expected<std::string> text) {
@@ -168,14 +162,10 @@ void TextWriter::open(char bracket) {
 }
 
 void TextWriter::element(size_t index) {
-  if (indent < 0) {
-    if (index)
-      out += ',';
-    return;
-  }
   if (index)
     out += ',';
-  newline(depth);
+  if (indent >= 0)
+    newline(depth);
 }
 
 void TextWriter::key(StringRef k) {
