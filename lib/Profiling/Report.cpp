@@ -170,8 +170,10 @@ llvm::Error q2::profiling::checkRecord(const json::Cursor &c,
 llvm::Error q2::profiling::writeReport(llvm::StringRef path,
                                        const ProfileReport &report) {
   // Written as it is serialized: building the nlohmann tree first cost the
-  // q2-profile pass more than its per-pass measuring (issue 35).
-  return json::writeRecordFile(path, report);
+  // q2-profile pass more than its per-pass measuring (issue 35). Pass
+  // records take about 1.5 kB each, indented: the text is not regrown.
+  size_t records = report.phaseB.passes.size() + report.phaseB.stages.size();
+  return json::writeRecordFile(path, report, 2, 16384 + 2048 * records);
 }
 
 /// Reads `path` as `T` after checking its "schema" (`schema`, or `older`

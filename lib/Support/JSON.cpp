@@ -181,13 +181,22 @@ void TextWriter::close(char bracket, size_t count) {
 }
 
 const TextWriter::Order &TextWriter::orderOf(ArrayRef<Member> members) {
-  // Records of one type mostly visit the same keys: the order is computed
-  // once per key sequence (keys are the field list's literals).
-  Order &o = orders[members.front().key];
-  if (o.keys.size() == members.size() &&
-      std::equal(o.keys.begin(), o.keys.end(), members.begin(),
-                 [](const char *k, const Member &m) { return k == m.key; }))
-    return o;
+  // Records of one type visit a few key sequences (optional fields absent
+  // or present, often alternating): the order is computed once per key
+  // sequence (keys are the field list's literals), a few kept per type.
+  auto same = [&](const Order &o) {
+    return o.keys.size() == members.size() &&
+           std::equal(o.keys.begin(), o.keys.end(), members.begin(),
+                      [](const char *k, const Member &m) { return k == m.key; });
+  };
+  SmallVector<Order, 2> &known = orders[members.front().key];
+  for (Order &o : known)
+    if (same(o))
+      return o;
+  constexpr size_t kOrdersPerType = 8;
+  if (known.size() < kOrdersPerType)
+    known.emplace_back();
+  Order &o = known.back();
   o.keys.clear();
   for (const Member &m : members)
     o.keys.push_back(m.key);

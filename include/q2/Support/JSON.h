@@ -426,7 +426,8 @@ private:
   int indent;
   unsigned depth = 0; ///< nesting level of the values being written
   std::string scratch;
-  llvm::DenseMap<const char *, Order> orders;
+  /// Per first key (a record type), its key sequences seen.
+  llvm::DenseMap<const char *, llvm::SmallVector<Order, 2>> orders;
 };
 
 template <class T> void writeText(TextWriter &w, const T &x);
@@ -516,9 +517,12 @@ template <class T> void writeText(TextWriter &w, const T &x) {
 } // namespace detail
 
 /// The text dump(toValue(r), indent) returns, written directly.
+/// `sizeHint`: the expected length (the text then grows without copies).
 template <class T>
-llvm::Expected<std::string> dumpRecord(const T &r, int indent = 2) {
+llvm::Expected<std::string> dumpRecord(const T &r, int indent = 2,
+                                       size_t sizeHint = 0) {
   std::string out;
+  out.reserve(sizeHint);
   detail::TextWriter w(out, indent);
   detail::writeText(w, r);
   if (!w.error.empty())
@@ -528,8 +532,9 @@ llvm::Expected<std::string> dumpRecord(const T &r, int indent = 2) {
 
 /// writeFile(path, toValue(r), indent), without building the tree.
 template <class T>
-llvm::Error writeRecordFile(llvm::StringRef path, const T &r, int indent = 2) {
-  return writeTextFile(path, dumpRecord(r, indent));
+llvm::Error writeRecordFile(llvm::StringRef path, const T &r, int indent = 2,
+                            size_t sizeHint = 0) {
+  return writeTextFile(path, dumpRecord(r, indent, sizeHint));
 }
 
 } // namespace q2::json
