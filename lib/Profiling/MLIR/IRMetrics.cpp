@@ -415,8 +415,14 @@ struct IRMetricsCache::Impl {
   }
 
   // --- state of the context the cache last saw -----------------------------
-  void checkContext(mlir::Operation *op) {
+  /// `countDialects`: also whether a dialect was loaded since (which sorts
+  /// the context's dialects: asked per module measure, not per pass; a pass
+  /// may not load dialects while it runs, the pass manager loads what a
+  /// pipeline declares before it starts).
+  void checkContext(mlir::Operation *op, bool countDialects = true) {
     mlir::MLIRContext *c = op->getContext();
+    if (c == ctx && !countDialects)
+      return;
     size_t n = c->getLoadedDialects().size();
     if (c == ctx && n == nDialects)
       return;
@@ -880,7 +886,7 @@ IRMetrics IRMetricsCache::measureLocal(mlir::Operation *op) {
     local.flags.useLocalScope();
     return measureIR(op, local);
   }
-  impl->checkContext(op);
+  impl->checkContext(op, /*countDialects=*/false);
   Impl::Entry &e = impl->refresh(op, false, opts.print);
   IRMetrics m;
   m.kind = "mlir";

@@ -63,6 +63,31 @@ FailureOr<OpPassManager> parseOnModule(llvm::StringRef text, std::string &error,
   return std::move(*anchored);
 }
 
+/// parseOnModule with the pass's one-line diagnostic ("q2-profile: invalid
+/// pipeline ... at column N: ...") and the anchor checked.
+llvm::Expected<OpPassManager> parseChecked(llvm::StringRef pipeline) {
+  std::string error;
+  auto pm = parseOnModule(pipeline, error, /*unwrap=*/true);
+  if (failed(pm)) {
+    // One line: "<parser>:1:14: error: msg" (then the text and a caret).
+    llvm::StringRef first = llvm::StringRef(error).trim().split('\n').first;
+    std::string where;
+    if (size_t e = first.find(": error: "); e != llvm::StringRef::npos) {
+      llvm::StringRef loc = first.take_front(e);
+      where = " at column " + loc.rsplit(':').second.str();
+      first = first.drop_front(e + 9);
+    }
+    return llvm::createStringError("q2-profile: invalid pipeline \"" +
+                                   pipeline.str() + "\"" + where + ": " +
+                                   first.str());
+  }
+  if (pm->getOpAnchorName() != kModule)
+    return llvm::createStringError("q2-profile: the pipeline must run on " +
+                                   kModule.str() + ", not " +
+                                   pm->getOpAnchorName().str());
+  return std::move(*pm);
+}
+
 /// "canonicalize{max-iterations=3},func.func(cse)" -> without the {...}.
 std::string withoutOptions(llvm::StringRef text) {
   std::string out;
@@ -186,9 +211,9 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
       return fail("the 'pipeline' option is required, e.g. "
                   "q2-profile{pipeline=\"canonicalize,func.func(cse)\" "
                   "report=r.json}");
-    if (auto parts = splitPipeline(pipeline); !parts)
-      return parts.takeError();
-    else if (parts->empty())
+    if (auto parsed = parseChecked(pipeline); !parsed)
+      return parsed.takeError();
+    else if (parsed->empty())
       return fail("pipeline \"" + pipeline + "\" has no passes");
     std::vector<q2::NamedPath> outs = outputs();
     for (const q2::NamedPath &out : outs) {
@@ -225,19 +250,15 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    auto elements = splitPipeline(pipeline);
-    if (!elements)
-      return fail(elements.takeError());
     // The module's file is known only now; no pass has run yet.
     if (llvm::Error e = q2::checkDistinctPaths(
             {{inputOf(module), "input"}}, outputs()))
       return fail(std::move(e));
 
-    std::string parseError;
-    auto parsed = parseOnModule(pipeline, parseError, /*unwrap=*/true);
-    if (failed(parsed)) // checked when the options were: an internal error
-      return failAtModule("q2-profile: ",
-                          "cannot parse the pipeline again: " + parseError);
+    // (Checked with the options: a failure here is an internal error.)
+    auto parsed = parseChecked(pipeline);
+    if (!parsed)
+      return fail(parsed.takeError());
 
     // Per-pass memory is only attributable with one thread (as q2-opt's
     // profiling); the host's setting is restored afterwards.
@@ -253,7 +274,7 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
     // with nothing run between two stages the end snapshot of one is the
     // begin snapshot of the next (chainStageSnapshots).
     PassManager pm(ctx, kModule);
-    static_cast<OpPassManager &>(pm) = *parsed;
+    static_cast<OpPassManager &>(pm) = std::move(*parsed);
     std::string error;
 
     ProfilingOptions po;
@@ -362,25 +383,9 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
 
 llvm::Expected<std::vector<PipelineElement>>
 q2::profiling::splitPipeline(llvm::StringRef pipeline) {
-  std::string error;
-  auto pm = parseOnModule(pipeline, error, /*unwrap=*/true);
-  if (failed(pm)) {
-    // One line: "<parser>:1:14: error: msg" (then the text and a caret).
-    llvm::StringRef first = llvm::StringRef(error).trim().split('\n').first;
-    std::string where;
-    if (size_t e = first.find(": error: "); e != llvm::StringRef::npos) {
-      llvm::StringRef loc = first.take_front(e);
-      where = " at column " + loc.rsplit(':').second.str();
-      first = first.drop_front(e + 9);
-    }
-    return llvm::createStringError("q2-profile: invalid pipeline \"" +
-                                   pipeline.str() + "\"" + where + ": " +
-                                   first.str());
-  }
-  if (pm->getOpAnchorName() != kModule)
-    return llvm::createStringError("q2-profile: the pipeline must run on " +
-                                   kModule.str() + ", not " +
-                                   pm->getOpAnchorName().str());
+  auto pm = parseChecked(pipeline);
+  if (!pm)
+    return pm.takeError();
   std::vector<PipelineElement> out;
   for (Pass &pass : pm->getPasses()) {
     PipelineElement el;
