@@ -33,9 +33,26 @@
 // RUN: %python %S/Inputs/ir_after_all_check.py %t/r3.json %t/d3.txt | FileCheck %s --check-prefix=VALUES
 // VALUES: passes=2 ok
 
+// The upstream sparsifier pipeline (a pass that runs a pipeline of its own,
+// dumped after the passes it ran): modules whose aliases share a name,
+// which MLIR numbers (#sparse, #sparse1; #map ... #map7), composed with
+// that numbering.
+// RUN: mlir-opt-22 %S/Inputs/llvm-project/dense_output.mlir -o /dev/null --mlir-disable-threading --mlir-print-ir-after-all \
+// RUN:   --pass-pipeline='builtin.module(sparsifier)' 2> %t/d4.txt
+// RUN: env Q2_IR_METRICS_VERIFY=1 mlir-opt-22 --load-pass-plugin=%q2_plugin %S/Inputs/llvm-project/dense_output.mlir -o /dev/null \
+// RUN:   --pass-pipeline='builtin.module(q2-profile{pipeline="sparsifier" report=%t/r4.json})' 2> %t/verify4.txt
+// RUN: %python %S/Inputs/ir_after_all_check.py %t/r4.json %t/d4.txt | FileCheck %s --check-prefix=SPARSE
+// SPARSE: passes=128 ok
+// RUN: mlir-opt-22 %S/Inputs/sparse-kernels-x2.mlir -o /dev/null --mlir-disable-threading --mlir-print-ir-after-all \
+// RUN:   --pass-pipeline='builtin.module(sparsifier)' 2> %t/d5.txt
+// RUN: env Q2_IR_METRICS_VERIFY=1 mlir-opt-22 --load-pass-plugin=%q2_plugin %S/Inputs/sparse-kernels-x2.mlir -o /dev/null \
+// RUN:   --pass-pipeline='builtin.module(q2-profile{pipeline="sparsifier" report=%t/r5.json})' 2> %t/verify5.txt
+// RUN: %python %S/Inputs/ir_after_all_check.py %t/r5.json %t/d5.txt | FileCheck %s --check-prefix=KERNELS
+// KERNELS: passes=177 ok
+
 // The op sizes counted without printing (SizePrinter.cpp) were each checked
 // against MLIR's print of the op (Q2_IR_METRICS_VERIFY=1): no difference.
-// RUN: cat %t/verify1.txt %t/verify2.txt %t/verify3.txt | count 0
+// RUN: cat %t/verify1.txt %t/verify2.txt %t/verify3.txt %t/verify4.txt %t/verify5.txt | count 0
 
 // The checker fails when a figure and its print disagree.
 // RUN: sed -i 's/^module {$/module  {/' %t/d1.txt

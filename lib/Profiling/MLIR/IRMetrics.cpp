@@ -394,6 +394,7 @@ struct IRMetricsCache::Impl {
     bool aliasCounted = false;
     int64_t aliasDeltaBytes = 0, aliasDeltaNewlines = 0;
     llvm::SmallVector<const void *, 2> aliases;
+    llvm::SmallVector<uint32_t, 2> aliasUses; ///< per alias, how often
   };
 
   explicit Impl(const IRMetricsOptions &opts) : opts(opts) {
@@ -560,6 +561,7 @@ struct IRMetricsCache::Impl {
           e.aliasDeltaBytes = size.aliasDeltaBytes;
           e.aliasDeltaNewlines = size.aliasDeltaNewlines;
           e.aliases.assign(size.aliases.begin(), size.aliases.end());
+          e.aliasUses.assign(size.aliasUses.begin(), size.aliasUses.end());
           e.aliasCounted = true;
         }
         if (!verifyFast)
@@ -677,8 +679,9 @@ struct IRMetricsCache::Impl {
   }
 
   /// Sum of the frame, the entries of `order` (all counted and printed) and
-  /// the alias definitions they need; none when two aliases would share a
-  /// name (MLIR numbers them `#map`, `#map1` in an order not replicated).
+  /// the alias definitions they need, with the aliases numbered as the
+  /// module numbers them (`#map`, `#map1`: each use and the definition of a
+  /// numbered alias are longer); none where the numbering is not replicated.
   std::optional<IRMetrics> compose(mlir::Operation *top) {
     IRMetrics m;
     m.kind = "mlir";
@@ -689,24 +692,30 @@ struct IRMetricsCache::Impl {
       m.histogram[dialectOf(top).empty() ? std::string("(unregistered)")
                                          : dialectOf(top).str()] += 1;
     }
-    llvm::DenseSet<const void *> defined;
-    llvm::StringSet<> names;
+    // The module's aliases in first-use order, and how often each is used.
+    llvm::DenseMap<const void *, unsigned> index;
+    llvm::SmallVector<llvm::StringRef, 16> names;
+    llvm::SmallVector<uint64_t, 16> uses;
     for (auto &[op, h] : order) {
       Entry &e = entries.find(op)->second;
       // "\n" + the op, every line indented by 2; with module aliases where
       // it uses them.
       int64_t bytes = int64_t(e.bytes), newlines = int64_t(e.newlines);
       if (e.aliased) {
+        if (e.aliasUses.size() != e.aliases.size())
+          return std::nullopt;
         bytes += e.aliasDeltaBytes;
         newlines += e.aliasDeltaNewlines;
-        for (const void *symbol : e.aliases) {
-          if (!defined.insert(symbol).second)
-            continue;
-          const auto &def = sizeMemo->aliasDef(symbol);
-          if (!names.insert(def.name).second)
-            return std::nullopt;
-          m.bytes += def.bytes;
-          m.lines += def.newlines;
+        for (size_t i = 0; i < e.aliases.size(); ++i) {
+          auto [at, fresh] = index.try_emplace(e.aliases[i], names.size());
+          if (fresh) {
+            const auto &def = sizeMemo->aliasDef(e.aliases[i]);
+            names.push_back(def.name);
+            uses.push_back(0);
+            m.bytes += def.bytes;
+            m.lines += def.newlines;
+          }
+          uses[at->second] += e.aliasUses[i];
         }
       }
       uint64_t lines = uint64_t(newlines) + 1;
@@ -717,6 +726,11 @@ struct IRMetricsCache::Impl {
         addHistogram(m.histogram, e.histogram);
       }
     }
+    llvm::SmallVector<unsigned, 16> suffix;
+    if (!detail::aliasSuffixLengths(names, suffix))
+      return std::nullopt;
+    for (size_t i = 0; i < names.size(); ++i)
+      m.bytes += uint64_t(suffix[i]) * (uses[i] + 1); // uses, definition
     if (!opts.countOps)
       m.histogram.clear();
     return m;

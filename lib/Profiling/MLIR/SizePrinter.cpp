@@ -22,7 +22,11 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -352,7 +356,8 @@ public:
       else
         defaultDialectStack.push_back("");
       // The module's alias initializer visits every block argument's type,
-      // printed or not.
+      // printed or not (seen here, counted where printed).
+      memo.countUses = false;
       for (Block &b : region)
         for (BlockArgument a : b.getArguments())
           if (PrintedSizeMemo::Size size = memo.of(a.getType());
@@ -360,6 +365,7 @@ public:
             os.aliased = true;
             os.aliasKnown = os.aliasKnown && size.aliasKnown;
           }
+      memo.countUses = true;
       Block *entry = &region.front();
       bool header = (printEmptyBlock && entry->empty()) ||
                     (printEntryBlockArgs && entry->getNumArguments() != 0);
@@ -565,16 +571,66 @@ PrintedSizeMemo::~PrintedSizeMemo() = default;
 
 void PrintedSizeMemo::clearUsedAliases() {
   usedAliases.clear();
-  usedSet.clear();
+  usedAliasCounts.clear();
+  usedIndex.clear();
 }
 
 void PrintedSizeMemo::noteUse(const void *key) {
   auto it = aliasesOf.find(key);
   if (it == aliasesOf.end())
     return;
-  for (const void *symbol : it->second)
-    if (usedSet.insert(symbol).second)
+  // (A symbol that occurs twice in the value is listed twice.)
+  for (const void *symbol : it->second) {
+    auto [at, fresh] = usedIndex.try_emplace(symbol, usedAliases.size());
+    if (fresh) {
       usedAliases.push_back(symbol);
+      usedAliasCounts.push_back(0);
+    }
+    if (countUses)
+      ++usedAliasCounts[at->second];
+  }
+}
+
+bool q2::profiling::detail::aliasSuffixLengths(
+    llvm::ArrayRef<llvm::StringRef> names,
+    llvm::SmallVectorImpl<unsigned> &lengths) {
+  lengths.assign(names.size(), 0);
+  llvm::StringSet<> bases;
+  for (llvm::StringRef n : names) {
+    if (n.size() < 2 || llvm::isDigit(n.back()))
+      return false;
+    bases.insert(n.drop_front());
+  }
+  if (bases.size() == names.size())
+    return true; // no name repeats
+  // AliasInitializer::initializeAliases: a stable sort by (depth,) kind,
+  // types ('!') first, then name; then each name made unique with the
+  // lowest free number counted per name.
+  llvm::SmallVector<unsigned, 16> order(names.size());
+  for (unsigned i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    bool ta = names[a].front() == '!', tb = names[b].front() == '!';
+    if (ta != tb)
+      return ta;
+    return names[a].drop_front() < names[b].drop_front();
+  });
+  llvm::StringSet<> used;
+  llvm::StringMap<unsigned> counts;
+  for (unsigned i : order) {
+    llvm::StringRef base = names[i].drop_front();
+    if (used.insert(base).second)
+      continue;
+    unsigned &next = counts[base];
+    if (next == 0)
+      next = 1;
+    std::string numbered = (base + llvm::Twine(next++)).str();
+    // Where another alias has the numbered name, MLIR versions differ.
+    if (bases.contains(numbered) || !used.insert(numbered).second)
+      return false;
+    lengths[i] = unsigned(numbered.size() - base.size());
+  }
+  return true;
 }
 
 /// The values with an alias of their own in `x` (x itself, or in its
@@ -653,8 +709,29 @@ template <typename T> void PrintedSizeMemo::aliasForm(T x, Size &size) {
   withAliasesOf(x, moduleFlags, [&](AsmState &aliasState) {
     printWith(x, os, aliasState, false);
   });
+  // Several aliases of one name in `x` (`[#map, #map1]`) were numbered by
+  // the probe; the delta is kept with every alias named as it is alone, the
+  // module numbers them (IRMetricsCache's compose).
+  llvm::SmallVector<llvm::StringRef, 4> names;
+  llvm::SmallVector<uint32_t, 4> uses;
+  llvm::SmallDenseMap<const void *, unsigned, 4> index;
+  for (const void *symbol : symbols) {
+    auto [at, fresh] = index.try_emplace(symbol, names.size());
+    if (fresh) {
+      names.push_back(aliasDefs.find(symbol)->second.name);
+      uses.push_back(0);
+    }
+    ++uses[at->second];
+  }
+  llvm::SmallVector<unsigned, 4> suffix;
+  if (!aliasSuffixLengths(names, suffix))
+    return; // (aliasKnown stays false: the module is printed whole)
+  int64_t numbered = 0;
+  for (size_t i = 0; i < names.size(); ++i)
+    numbered += int64_t(suffix[i]) * uses[i];
   size.aliasKnown = true;
-  size.aliasDeltaBytes = int32_t(int64_t(os.bytes()) - size.bytes);
+  size.aliasDeltaBytes =
+      int32_t(int64_t(os.bytes()) - size.bytes - numbered);
   size.aliasDeltaNewlines = int32_t(int64_t(os.newlines()) - size.newlines);
   aliasesOf[x.getAsOpaquePointer()] = std::move(symbols);
 }
@@ -758,5 +835,7 @@ bool q2::profiling::detail::countPrintedSize(Operation *op, AsmState &state,
   out.aliasDeltaBytes = os.aliasDeltaBytes;
   out.aliasDeltaNewlines = os.aliasDeltaNewlines;
   out.aliases.assign(memo.usedAliases.begin(), memo.usedAliases.end());
+  out.aliasUses.assign(memo.usedAliasCounts.begin(),
+                       memo.usedAliasCounts.end());
   return true;
 }

@@ -73,8 +73,12 @@ public:
   Size of(mlir::Type t);
   Size of(mlir::Attribute a, bool elideType);
   /// The aliases of the values of(...) returned since the last clear (each
-  /// once, in first-use order).
+  /// once, in first-use order), and how often each is printed.
   llvm::SmallVector<const void *, 4> usedAliases;
+  llvm::SmallVector<uint32_t, 4> usedAliasCounts;
+  /// Off while values are only seen (as the module's alias initializer
+  /// sees them: in the order of first use), not printed.
+  bool countUses = true;
   void clearUsedAliases();
   const AliasDef &aliasDef(const void *symbol) const {
     return aliasDefs.find(symbol)->second;
@@ -97,7 +101,7 @@ private:
   mlir::OpPrintingFlags moduleFlags;
   llvm::DenseMap<const void *, llvm::SmallVector<const void *, 1>> aliasesOf;
   llvm::DenseMap<const void *, AliasDef> aliasDefs;
-  llvm::DenseSet<const void *> usedSet;
+  llvm::DenseMap<const void *, unsigned> usedIndex; ///< in usedAliases
   std::unique_ptr<
       mlir::DialectInterfaceCollection<mlir::OpAsmDialectInterface>>
       asmInterfaces;
@@ -111,11 +115,25 @@ struct PrintedSize {
   /// printed, and all block argument types) is aliased at module level.
   bool aliased = false;
   /// With the module's aliases: the text's size (when `aliasKnown`) and the
-  /// aliases it needs defined (memo.aliasDef).
+  /// aliases it needs defined (memo.aliasDef), in first-use order, with how
+  /// often the text uses each. The size is with every alias named as it is
+  /// alone (`#map`); the module may number some (aliasSuffixLengths).
   bool aliasKnown = true;
   int64_t aliasDeltaBytes = 0, aliasDeltaNewlines = 0;
   llvm::SmallVector<const void *, 4> aliases;
+  llvm::SmallVector<uint32_t, 4> aliasUses;
 };
+
+/// How much longer each of `names` (alias names as printed alone, `#map`,
+/// `!llvm_ptr`; in first-use order in the text) is printed when all of them
+/// are aliases of one printed text: MLIR's AliasInitializer orders aliases
+/// by kind (types first) and name, stably, and numbers a repeated name
+/// (`#map`, `#map1`, `#map2`). For aliases without nested aliases (all of one
+/// depth). False where MLIR's versions number differently (a name that ends
+/// with a digit, or a numbered name that is another alias's name): not
+/// replicated.
+bool aliasSuffixLengths(llvm::ArrayRef<llvm::StringRef> names,
+                        llvm::SmallVectorImpl<unsigned> &lengths);
 
 /// Bytes and '\n's of `op->print(os, state)` for `op` nested in a module (or
 /// a top-level op without values, as printed without what the top level

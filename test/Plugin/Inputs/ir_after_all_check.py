@@ -5,7 +5,9 @@ print: the `--mlir-print-ir-after-all` dumps of the same pipeline run plain
 (the module after a module pass, the function in its local scope after a
 function pass), followed by "\\n\\n"; the report counts the print plus one
 '\\n'. Every pass record with ir_after must match its dump in bytes and
-lines, in run order (adaptors have neither).
+lines, in the order the passes finished (adaptors have neither; a pass
+that runs a pipeline of its own, sparsification-and-bufferization, is
+dumped after the passes it ran).
 
 Usage: ir_after_all_check.py REPORT DUMPS   (exit 1 and one line on a mismatch)
 Prints "passes=N ok" and, per pass argument, how many records were checked.
@@ -24,8 +26,9 @@ def main():
     starts = [m for m in HEADER.finditer(text)]
     blocks = [text[m.end():(starts[i + 1].start() if i + 1 < len(starts) else len(text))]
               for i, m in enumerate(starts)]
-    passes = [p for p in json.load(open(report))["phase_b"]["passes"]
-              if p.get("ir_after")]
+    passes = sorted((p for p in json.load(open(report))["phase_b"]["passes"]
+                     if p.get("ir_after")),
+                    key=lambda p: (p["end_s"], -p["depth"]))
     if len(passes) != len(blocks):
         sys.exit("%d pass records with ir_after, %d dumps" % (len(passes), len(blocks)))
     per = collections.Counter()

@@ -474,17 +474,46 @@ func.func @h() {
   EXPECT_EQ(c1.stats().fullPrints, 0u);
   EXPECT_EQ(c1.stats().opPrints, 0u);
 
-  // Two maps: #map and #map1, numbered in an order not replicated: whole.
-  auto two = parse(ctx, R"mlir(
-func.func @f() attributes {a = affine_map<(d0) -> (d0 + 1)>,
-                           b = affine_map<(d0) -> (d0 + 2)>} {
+  // Maps that share the name "map": the module numbers them #map, #map1,
+  // ... #map11 in the order of first use (m0, m1, m10, m11, m2, ...: the
+  // attribute dictionary is sorted), and every use and definition of
+  // a numbered one is longer. Twelve maps used from two functions, more
+  // often the later ones, three in one array (numbered by the array's
+  // own print too): composed, no whole print.
+  std::string text = "func.func @f() attributes {";
+  for (int k = 0; k < 12; ++k)
+    text += (k ? ", m" : "m") + std::to_string(k) +
+            " = affine_map<(d0) -> (d0 + " + std::to_string(k + 1) + ")>";
+  text += R"mlir(} {
   return
 }
-)mlir");
-  ASSERT_TRUE(two);
+func.func @g(%a: memref<4xf32, affine_map<(d0) -> (d0 + 12)>>,
+             %b: memref<4xf32, affine_map<(d0) -> (d0 + 12)>>) attributes {
+    c = [affine_map<(d0) -> (d0 + 11)>, affine_map<(d0) -> (d0 + 3)>,
+         affine_map<(d0) -> (d0 + 11)>, affine_map<(d0) -> (d0 + 12)>],
+    d = affine_map<(d0) -> (d0 + 3)>} {
+  return
+}
+)mlir";
+  auto maps = parse(ctx, text);
+  ASSERT_TRUE(maps);
   IRMetricsCache c4(verifiedFlags());
-  expectSame(c4.measure(*two), measureIR(*two, verifiedFlags()));
-  EXPECT_EQ(c4.stats().fullPrints, 1u);
+  IRMetrics whole = measureIR(*maps, verifiedFlags());
+  expectSame(c4.measure(*maps), whole);
+  EXPECT_EQ(c4.stats().fullPrints, 0u);
+  {
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    maps->print(os, verifiedFlags().flags);
+    EXPECT_NE(printed.find("#map11 = affine_map<(d0) -> (d0 + 10)>"),
+              std::string::npos);
+  }
+  // One changed function: recomposed with the others' counts.
+  maps->lookupSymbol<mlir::func::FuncOp>("f")->setAttr(
+      "m0", mlir::AffineMapAttr::get(mlir::AffineMap::get(
+                1, 0, mlir::getAffineDimExpr(0, &ctx) + 12)));
+  expectSame(c4.measure(*maps), measureIR(*maps, verifiedFlags()));
+  EXPECT_EQ(c4.stats().fullPrints, 0u);
 
   // A value defined at module level is numbered in the module's scope.
   auto vals = parse(ctx, R"mlir(
