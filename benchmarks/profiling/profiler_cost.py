@@ -13,16 +13,20 @@
   2. The q2-profile pass in stock mlir-opt-22 on the upstream sparsifier
      pipeline of llvm-project's dense_output.mlir (test/Plugin/Inputs/
      llvm-project), with IR metrics (target <= 1.20) and without, against
-     the plain pipeline: in-process times from --mlir-timing, Total minus
-     Parser and Output on both sides (what mlir-opt did between parsing and
-     printing: the plain run's pass manager set-up, which no pass entry
-     holds, is in it as q2-profile's is in its pass; --mlir-disable-threading
-     on all sides, as q2-profile runs one thread), paired per round, median
-     of the per-round ratios. Each profiled variant's output is compared with the
+     the plain pipeline (both load the plugin; --mlir-disable-threading on
+     all sides, as q2-profile runs one thread). The verdict is on what issue
+     35 measured: the whole mlir-opt process, spawn to exit, paired per
+     round, median of the per-round ratios. (Its baseline, 1.03x without IR
+     metrics, is a whole-process figure: any profiler that writes a report
+     costs more than 3 % of a 10 ms pipeline in process.) Printed beside it
+     for reading, and not judged: the in-process ratio from --mlir-timing,
+     Total minus Parser and Output on both sides (what mlir-opt did between
+     parsing and printing: the plain run's pass manager set-up, which no
+     pass entry holds, is in it as q2-profile's is in its pass), which puts
+     the pass's fixed costs (the report, the input's measure) against the
+     pipeline alone. Each profiled variant's output is compared with the
      plain pipeline's first: a q2-profile that runs a different pipeline is
-     reported, not timed. The whole process's wall time (loading mlir-opt's
-     libraries and the plugin, parsing, printing) is printed beside it, for
-     reading; the verdict is on the in-process times.
+     reported, not timed.
 
 With --instructions, section 2 also counts instructions with valgrind's
 callgrind (one run each; the machine's load does not change them): the
@@ -187,21 +191,26 @@ def sparse_section(bindir, runs, instructions, copies=0):
               "(median)" % (name, runs, 1e3 * med(times["plain"])))
         ratios = {}
         for k in ("ir", "no-ir"):
+            pw = [p / q for p, q in zip(whole[k], whole["plain"])]
+            ratios[k] = {"whole": med(pw) if same[k] else None,
+                         "in-process": None}
+            print("  q2-profile %-6s whole process (spawn to exit): %.1f ms "
+                  "against %.1f ms; paired %.3f (quartiles %s)%s"
+                  % ("(" + k + ")", 1e3 * med(whole[k]),
+                     1e3 * med(whole["plain"]), med(pw),
+                     "/".join("%.2f" % x for x in quartiles(pw)),
+                     "" if same[k] else "  [different module: not valid]"))
             paired = [p / q for p, q in zip(times[k], times["plain"])]
             per_pass = [p / q for p, q in zip(stages[k], times["plain"])]
-            ratios[k] = med(paired) if same[k] else None
-            print("  q2-profile %-6s %.1f ms; ratio: paired %.3f (quartiles "
-                  "%s), of medians %.3f; its stages alone (sum of stage "
-                  "wall_s) %.3f%s"
-                  % ("(" + k + ")", 1e3 * med(times[k]), med(paired),
+            if same[k]:
+                ratios[k]["in-process"] = med(paired)
+            print("    in process (pipeline %.1f ms against %.1f ms): paired "
+                  "%.3f (quartiles %s), of medians %.3f; its stages alone "
+                  "(sum of stage wall_s) %.3f"
+                  % (1e3 * med(times[k]), 1e3 * med(times["plain"]),
+                     med(paired),
                      "/".join("%.2f" % x for x in quartiles(paired)),
-                     med(times[k]) / med(times["plain"]), med(per_pass),
-                     "" if same[k] else "  [different module: not valid]"))
-            pw = [p / q for p, q in zip(whole[k], whole["plain"])]
-            print("    whole process (spawn to exit, libraries loaded): %.1f "
-                  "ms against %.1f ms; paired %.3f (quartiles %s)"
-                  % (1e3 * med(whole[k]), 1e3 * med(whole["plain"]), med(pw),
-                     "/".join("%.2f" % x for x in quartiles(pw))))
+                     med(times[k]) / med(times["plain"]), med(per_pass)))
         if instructions:
             counts = count_instructions(variants, tmp)
             if counts:
@@ -268,11 +277,16 @@ def main():
     for norb, r in results.items():
         ok &= verdict("--profile-stages --run 0 / plain, NORB %d" % norb, r,
                       1.30)
-    ok &= verdict("q2-profile with IR metrics / plain sparsifier",
-                  sparse["ir"], 1.20)
-    if sparse["no-ir"] is not None:
-        print("(q2-profile without IR metrics / plain sparsifier: %.3f)"
-              % sparse["no-ir"])
+    ok &= verdict("q2-profile with IR metrics / plain sparsifier, whole "
+                  "process", sparse["ir"]["whole"], 1.20)
+    for k, what in (("ir", "with"), ("no-ir", "without")):
+        r = sparse[k]
+        if k == "no-ir" and r["whole"] is not None:
+            print("(q2-profile without IR metrics / plain sparsifier, whole "
+                  "process: %.3f)" % r["whole"])
+        if r["in-process"] is not None:
+            print("(not judged: q2-profile %s IR metrics / plain sparsifier, "
+                  "in process: %.3f)" % (what, r["in-process"]))
     print("overall: %s" % ("PASS" if ok else "FAIL"))
 
 
