@@ -596,13 +596,10 @@ bool q2::profiling::detail::aliasSuffixLengths(
     llvm::SmallVectorImpl<unsigned> &lengths) {
   lengths.assign(names.size(), 0);
   llvm::StringSet<> bases;
-  for (llvm::StringRef n : names) {
-    if (n.size() < 2 || llvm::isDigit(n.back()))
-      return false;
+  for (llvm::StringRef n : names)
     bases.insert(n.drop_front());
-  }
   if (bases.size() == names.size())
-    return true; // no name repeats
+    return true; // no name repeats: each as it is alone
   // AliasInitializer::initializeAliases: a stable sort by (depth,) kind,
   // types ('!') first, then name; then each name made unique with the
   // lowest free number counted per name.
@@ -621,6 +618,8 @@ bool q2::profiling::detail::aliasSuffixLengths(
     llvm::StringRef base = names[i].drop_front();
     if (used.insert(base).second)
       continue;
+    if (base.empty() || llvm::isDigit(base.back()))
+      return false; // numbered `name_1` by some versions, `name1` by others
     unsigned &next = counts[base];
     if (next == 0)
       next = 1;

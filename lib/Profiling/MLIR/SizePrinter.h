@@ -129,9 +129,9 @@ struct PrintedSize {
 /// are aliases of one printed text: MLIR's AliasInitializer orders aliases
 /// by kind (types first) and name, stably, and numbers a repeated name
 /// (`#map`, `#map1`, `#map2`). For aliases without nested aliases (all of one
-/// depth). False where MLIR's versions number differently (a name that ends
-/// with a digit, or a numbered name that is another alias's name): not
-/// replicated.
+/// depth). False where MLIR's versions number differently (a repeated name
+/// that ends with a digit, or a numbered name that is another alias's
+/// name): not replicated.
 bool aliasSuffixLengths(llvm::ArrayRef<llvm::StringRef> names,
                         llvm::SmallVectorImpl<unsigned> &lengths);
 
