@@ -381,23 +381,6 @@ struct ProfilePass : q2::profiling::detail::ReportingPass<ProfilePass> {
 
 } // namespace
 
-llvm::Expected<std::vector<PipelineElement>>
-q2::profiling::splitPipeline(llvm::StringRef pipeline) {
-  auto pm = parseChecked(pipeline);
-  if (!pm)
-    return pm.takeError();
-  std::vector<PipelineElement> out;
-  for (Pass &pass : pm->getPasses()) {
-    PipelineElement el;
-    llvm::raw_string_ostream os(el.text);
-    pass.printAsTextualPipeline(os);
-    os.flush();
-    el.name = elementName(pass);
-    out.push_back(std::move(el));
-  }
-  return out;
-}
-
 std::unique_ptr<Pass>
 q2::profiling::createProfilePass(ProfilePassOptions options) {
   auto pass = std::make_unique<ProfilePass>();

@@ -15,11 +15,9 @@
 #define Q2_PROFILING_MLIR_PROFILEPASS_H
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
 
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace mlir {
 class Pass;
@@ -41,16 +39,6 @@ struct ProfilePassOptions {
   /// costs time); false records time and memory only.
   bool irMetrics = true;
 };
-
-/// One top-level element of a pipeline: its textual form and a short name
-/// (the pass argument, or "func.func(cse,canonicalize)" without options).
-struct PipelineElement {
-  std::string text, name;
-};
-/// Splits `pipeline` (see ProfilePassOptions::pipeline) into its top-level
-/// elements; the error is the pipeline parser's message.
-llvm::Expected<std::vector<PipelineElement>>
-splitPipeline(llvm::StringRef pipeline);
 
 std::unique_ptr<mlir::Pass> createProfilePass(ProfilePassOptions options);
 
