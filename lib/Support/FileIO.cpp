@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
@@ -177,6 +178,29 @@ unsigned q2::removeStaleTemporaries(StringRef target) {
   return removed;
 }
 
+/// Puts the complete temporary `tmp` in place of an existing `target` by
+/// exchanging the two names, then removes the old file. Why not rename: ext4
+/// starts writing back a file renamed over another before rename returns
+/// (auto_da_alloc), 0.4-2 ms for a 160 KB report on this machine, on every
+/// profiled run; after an exchange the data is written back later, as for
+/// any new file. Readers see the old file or the new one, as with rename; a
+/// process killed in between leaves the old file under a temporary name of a
+/// dead pid, which the next write removes. False when the names were not
+/// exchanged (no target, or a file system without RENAME_EXCHANGE): the
+/// caller renames.
+static bool replaceByExchange(const std::string &tmp, const char *target) {
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target,
+                  RENAME_EXCHANGE) != 0)
+    return false;
+  if (::unlink(tmp.c_str()) != 0 && errno == EISDIR) {
+    // The target became a directory after it was checked: put it back and
+    // let rename refuse, as it would have.
+    ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target, RENAME_EXCHANGE);
+    return false;
+  }
+  return true;
+}
+
 Error q2::writeFileAtomically(StringRef path,
                               function_ref<Error(raw_ostream &)> write) {
   if (path.empty())
@@ -255,7 +279,7 @@ Error q2::writeFileAtomically(StringRef path,
     discard();
     return createStringError(ec, "cannot write '" + path + "': " + ec.message());
   }
-  if (::rename(tmp.c_str(), p.c_str()) != 0) {
+  if (!replaceByExchange(tmp, p.c_str()) && ::rename(tmp.c_str(), p.c_str()) != 0) {
     int err = errno;
     if (unnamed)
       sys::fs::remove(tmp);

@@ -8,7 +8,9 @@
 // never ends. A size limit bounds what is read.
 //
 // Writing: a regular file is replaced atomically (temporary file in the same
-// directory, then rename), so an interrupted run leaves the old file or none.
+// directory, then rename; an existing file is swapped with it by
+// renameat2(RENAME_EXCHANGE) and removed, which ext4 does not flush), so an
+// interrupted run leaves the old file or none.
 // Temporary names carry the owner's pid ("<name>.q2tmp-<pid>-<n>") so that a
 // later write to the same target removes temporaries whose owner died (e.g.
 // by SIGKILL). An existing character device or FIFO is written through (it

@@ -50,6 +50,12 @@ pid_t deadPid() {
   return p;
 }
 
+static mode_t currentUmask() {
+  mode_t m = ::umask(0);
+  ::umask(m);
+  return m;
+}
+
 TEST(SupportRead, RegularFileAndLimits) {
   TempDir d("q2-sup");
   std::string f = d.file("a.txt");
@@ -96,6 +102,46 @@ TEST(SupportWrite, ReplacesAtomicallyAndKeepsTargetOnError) {
   buf = readInputFile(f);
   EXPECT_EQ((*buf)->getBuffer(), "new");
   EXPECT_EQ(listDir(d), std::vector<std::string>{"out.txt"});
+}
+
+// An existing file is replaced by exchanging names, not by rename (ext4
+// flushes a file renamed over another). What a user sees must be rename's:
+// another hard link and an open descriptor keep the old contents, a symlink
+// is replaced (its target untouched), the mode is the new file's, and no
+// temporary is left behind.
+TEST(SupportWrite, ReplacingAFileKeepsRenameSemantics) {
+  TempDir d("q2-sup");
+  std::string f = d.file("r.json"), hard = d.file("hard.json");
+  put(f, "old");
+  ASSERT_EQ(::link(f.c_str(), hard.c_str()), 0);
+  ASSERT_EQ(::chmod(f.c_str(), 0600), 0);
+  int fd = ::open(f.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_FALSE(bool(writeFileAtomically(f, "new")));
+  EXPECT_EQ((*readInputFile(f))->getBuffer(), "new");
+  EXPECT_EQ((*readInputFile(hard))->getBuffer(), "old");
+  char buf[8] = {};
+  EXPECT_EQ(::pread(fd, buf, sizeof buf, 0), 3);
+  EXPECT_STREQ(buf, "old");
+  ::close(fd);
+  struct stat a, b;
+  ASSERT_EQ(::stat(f.c_str(), &a), 0);
+  ASSERT_EQ(::stat(hard.c_str(), &b), 0);
+  EXPECT_NE(a.st_ino, b.st_ino);
+  EXPECT_EQ(b.st_nlink, 1u);
+  EXPECT_EQ(a.st_mode & 0777, 0666u & ~currentUmask());
+
+  std::string target = d.file("target.json"), sym = d.file("sym.json");
+  put(target, "kept");
+  ASSERT_EQ(::symlink(target.c_str(), sym.c_str()), 0);
+  ASSERT_FALSE(bool(writeFileAtomically(sym, "through")));
+  struct stat l;
+  ASSERT_EQ(::lstat(sym.c_str(), &l), 0);
+  EXPECT_TRUE(S_ISREG(l.st_mode));
+  EXPECT_EQ((*readInputFile(sym))->getBuffer(), "through");
+  EXPECT_EQ((*readInputFile(target))->getBuffer(), "kept");
+  EXPECT_EQ(listDir(d), (std::vector<std::string>{"hard.json", "r.json",
+                                                  "sym.json", "target.json"}));
 }
 
 TEST(SupportWrite, DevicesAreWrittenThroughNotReplaced) {
