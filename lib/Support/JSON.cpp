@@ -235,17 +235,46 @@ void TextWriter::closeRecord(size_t start,
   }
   const Order &o = orderOf(members);
   scratch.assign(out, start, std::string::npos);
-  out.resize(start);
-  out += '{';
-  for (size_t n = 0; n < o.emit.size(); ++n) {
-    const Member &m = members[o.emit[n]];
-    element(n);
-    out += '"';
-    out.append(m.key, o.lengths[n]);
-    out.append(indent < 0 ? "\":" : "\": ", indent < 0 ? 2 : 3);
-    out.append(scratch, m.begin - start, m.end - m.begin);
+  // The object's length is known: size it once and copy into place (about
+  // half the cost of appending key, separator and value one by one).
+  bool pretty = indent >= 0;
+  size_t pad = pretty ? size_t(indent) * depth : 0;
+  size_t sep = pretty ? 3 : 2; // "\": " or "\":"
+  size_t n = o.emit.size(), total = 2 + (n - 1);
+  if (pretty)
+    total += n * (1 + pad) + 1 + (pad - size_t(indent));
+  for (size_t i = 0; i < n; ++i) {
+    const Member &m = members[o.emit[i]];
+    total += 1 + o.lengths[i] + sep + (m.end - m.begin);
   }
-  close('}', o.emit.size());
+  out.resize(start + total);
+  char *at = out.data() + start;
+  auto put = [&](const char *text, size_t len) {
+    std::memcpy(at, text, len);
+    at += len;
+  };
+  auto newlineAt = [&](size_t spaces) {
+    *at++ = '\n';
+    std::memset(at, ' ', spaces);
+    at += spaces;
+  };
+  *at++ = '{';
+  for (size_t i = 0; i < n; ++i) {
+    const Member &m = members[o.emit[i]];
+    if (i)
+      *at++ = ',';
+    if (pretty)
+      newlineAt(pad);
+    *at++ = '"';
+    put(m.key, o.lengths[i]);
+    put("\": ", sep);
+    put(scratch.data() + (m.begin - start), m.end - m.begin);
+  }
+  --depth;
+  if (pretty)
+    newlineAt(pad - size_t(indent));
+  *at++ = '}';
+  assert(at == out.data() + out.size() && "closeRecord: length mismatch");
 }
 
 } // namespace detail
