@@ -240,9 +240,9 @@ void TextWriter::closeRecord(size_t start,
   bool pretty = indent >= 0;
   size_t pad = pretty ? size_t(indent) * depth : 0;
   size_t sep = pretty ? 3 : 2; // "\": " or "\":"
-  size_t n = o.emit.size(), total = 2 + (n - 1);
+  size_t n = o.emit.size(), total = 1 + (n - 1); // '{', commas
   if (pretty)
-    total += n * (1 + pad) + 1 + (pad - size_t(indent));
+    total += n * (1 + pad);
   for (size_t i = 0; i < n; ++i) {
     const Member &m = members[o.emit[i]];
     total += 1 + o.lengths[i] + sep + (m.end - m.begin);
@@ -270,11 +270,8 @@ void TextWriter::closeRecord(size_t start,
     put("\": ", sep);
     put(scratch.data() + (m.begin - start), m.end - m.begin);
   }
-  --depth;
-  if (pretty)
-    newlineAt(pad - size_t(indent));
-  *at++ = '}';
   assert(at == out.data() + out.size() && "closeRecord: length mismatch");
+  close('}', n);
 }
 
 } // namespace detail
